@@ -1,0 +1,243 @@
+/*
+ * Streaming measurement of a mask expression: counts, sparsity, per-row
+ * statistics, structure flags and tile densities, in O(n) memory per thread.
+ * Rows are split into chunks aligned to every tile size, so each thread
+ * closes its own block-rows of tiles and the partial results just add up.
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "structure.h"
+
+typedef struct mk_partial {
+	uint64_t count, diag;
+	int64_t row_min, row_max, empty, first_empty;
+	bool causal, toeplitz, symmetric;
+	mk_tile_acc tiles[MK_MEASURE_MAX_TILES];
+} mk_partial;
+
+typedef struct mk_job {
+	const mk_expr *e;
+	int64_t n, chunk;
+	const int64_t *blocks;
+	size_t ntiles;
+	bool check_sym;
+	volatile int stop_toeplitz, stop_sym; /* shared early exits */
+} mk_job;
+
+static int64_t mk_gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Chunks are multiples of every tile size, and large enough to amortise. */
+static int64_t mk_chunk_size(int64_t n, const int64_t *blocks, size_t nt, int threads)
+{
+	int64_t l = 1, want;
+	for (size_t k = 0; k < nt; k++) {
+		l = l / mk_gcd(l, blocks[k]) * blocks[k];
+		if (l >= n)
+			return n;
+	}
+	want = n / ((int64_t)threads * 16);
+	if (want < 256)
+		want = 256;
+	want = (want + l - 1) / l * l;
+	return want < n ? want : n;
+}
+
+static void mk_partial_row(mk_partial *p, mk_job *j, int64_t i, const uint64_t *row,
+			   const uint64_t *prev, uint64_t *col, mk_cursor *c)
+{
+	int64_t n = j->n, cnt = (int64_t)mk_bits_count(row, mk_words(n));
+	p->count += (uint64_t)cnt;
+	p->diag += mk_bit_test(row, i);
+	if (cnt < p->row_min)
+		p->row_min = cnt;
+	if (cnt > p->row_max)
+		p->row_max = cnt;
+	if (cnt == 0 && p->empty++ == 0)
+		p->first_empty = i;
+	if (p->causal && mk_bits_any_range(row, i + 1, n))
+		p->causal = false;
+	if (prev && p->toeplitz && !j->stop_toeplitz && !mk_rows_toeplitz(prev, row, n)) {
+		p->toeplitz = false;
+		j->stop_toeplitz = 1;
+	}
+	if (j->check_sym && !j->stop_sym) {
+		mk_cursor_col(c, i, col);
+		if (memcmp(col, row, mk_words(n) * sizeof *row) != 0) {
+			p->symmetric = false;
+			j->stop_sym = 1;
+		}
+	}
+	for (size_t k = 0; k < j->ntiles; k++)
+		mk_tile_acc_add(&p->tiles[k], i, row);
+}
+
+static int mk_partial_init(mk_partial *p, const mk_job *j)
+{
+	memset(p, 0, sizeof *p);
+	p->row_min = INT64_MAX;
+	p->first_empty = -1;
+	p->causal = p->toeplitz = p->symmetric = true;
+	for (size_t k = 0; k < j->ntiles; k++)
+		if (mk_tile_acc_init(&p->tiles[k], j->blocks[k], j->n))
+			return MK_ENOMEM;
+	return MK_OK;
+}
+
+static void mk_partial_merge(mk_partial *into, const mk_partial *p, size_t ntiles)
+{
+	into->count += p->count;
+	into->diag += p->diag;
+	if (p->row_min < into->row_min)
+		into->row_min = p->row_min;
+	if (p->row_max > into->row_max)
+		into->row_max = p->row_max;
+	if (p->empty && (into->first_empty < 0 || p->first_empty < into->first_empty))
+		into->first_empty = p->first_empty;
+	into->empty += p->empty;
+	into->causal &= p->causal;
+	into->toeplitz &= p->toeplitz;
+	into->symmetric &= p->symmetric;
+	for (size_t k = 0; k < ntiles; k++) {
+		into->tiles[k].nonempty += p->tiles[k].nonempty;
+		into->tiles[k].full += p->tiles[k].full;
+		into->tiles[k].cells += p->tiles[k].cells;
+	}
+}
+
+static void mk_run_chunk(mk_job *j, mk_partial *p, mk_cursor *c, uint64_t *buf[3], int64_t r0)
+{
+	int64_t r1 = r0 + j->chunk < j->n ? r0 + j->chunk : j->n;
+	uint64_t *prev = buf[0], *row = buf[1], *t;
+	bool have_prev = false;
+	if (r0 > 0 && !j->stop_toeplitz) {
+		mk_cursor_row(c, r0 - 1, prev);
+		have_prev = true;
+	}
+	for (int64_t i = r0; i < r1; i++) {
+		mk_cursor_row(c, i, row);
+		mk_partial_row(p, j, i, row, have_prev ? prev : NULL, buf[2], c);
+		t = prev, prev = row, row = t;
+		have_prev = true;
+	}
+}
+
+static int mk_measure_run(mk_job *j, mk_partial *total, mk_progress_fn progress, void *parg)
+{
+	int64_t nchunks = (j->n + j->chunk - 1) / j->chunk, done = 0;
+	int fail = MK_OK;
+#pragma omp parallel
+	{
+		mk_partial p;
+		mk_cursor *c = NULL;
+		size_t nw = mk_words(j->n);
+		uint64_t *mem = malloc(3 * nw * sizeof *mem);
+		uint64_t *buf[3] = {mem, mem + nw, mem + 2 * nw};
+		int r = mk_partial_init(&p, j);
+		if (!r)
+			r = mk_cursor_new(j->e, &c);
+		if (!mem)
+			r = MK_ENOMEM;
+		if (r) {
+#pragma omp atomic write
+			fail = r;
+		}
+#pragma omp for schedule(dynamic, 1)
+		for (int64_t k = 0; k < nchunks; k++) {
+			if (r)
+				continue;
+			mk_run_chunk(j, &p, c, buf, k * j->chunk);
+#pragma omp atomic
+			done++;
+#ifdef _OPENMP
+			if (progress && omp_get_thread_num() == 0)
+#else
+			if (progress)
+#endif
+				progress(done * j->chunk < j->n ? done * j->chunk : j->n, j->n, parg);
+		}
+#pragma omp critical
+		if (!r)
+			mk_partial_merge(total, &p, j->ntiles);
+		for (size_t k = 0; k < j->ntiles; k++)
+			mk_tile_acc_free(&p.tiles[k]);
+		mk_cursor_free(c);
+		free(mem);
+	}
+	if (fail)
+		return mk_error_set(fail, "out of memory for row buffers");
+	return MK_OK;
+}
+
+static void mk_measure_fill(const mk_job *j, const mk_partial *t, mk_measure *out)
+{
+	double n2 = (double)j->n * (double)j->n;
+	memset(out, 0, sizeof *out);
+	out->n = j->n;
+	out->count = t->count;
+	out->diag = t->diag;
+	out->sparsity = 1.0 - (double)t->count / n2;
+	out->sparsity_nodiag = 1.0 - (double)(t->count - t->diag) / n2;
+	out->row_min = t->row_min;
+	out->row_max = t->row_max;
+	out->row_mean = (double)t->count / (double)j->n;
+	out->empty_rows = t->empty;
+	out->first_empty_row = t->first_empty;
+	out->causal = t->causal;
+	out->toeplitz = t->toeplitz;
+	out->symmetric = t->symmetric;
+	out->ntiles = j->ntiles;
+	for (size_t k = 0; k < j->ntiles; k++) {
+		mk_tile_stats *s = &out->tiles[k];
+		uint64_t nb = (uint64_t)((j->n + j->blocks[k] - 1) / j->blocks[k]);
+		s->block = j->blocks[k];
+		s->tiles = nb * nb;
+		s->nonempty = t->tiles[k].nonempty;
+		s->full = t->tiles[k].full;
+		s->cells_in_nonempty = t->tiles[k].cells;
+		s->density = (double)s->nonempty / (double)s->tiles;
+		s->effective_sparsity = 1.0 - (double)s->cells_in_nonempty / n2;
+	}
+}
+
+int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
+		    mk_progress_fn progress, void *parg, mk_measure *out)
+{
+	mk_job j = {.e = e, .n = mk_expr_n(e), .blocks = blocks, .ntiles = ntiles};
+	mk_partial total;
+	int threads = 1, ret;
+	if (ntiles > MK_MEASURE_MAX_TILES)
+		return mk_error_set(MK_EINVAL, "at most %d tile sizes", MK_MEASURE_MAX_TILES);
+	for (size_t k = 0; k < ntiles; k++)
+		if (blocks[k] < 1 || blocks[k] > MK_N_MAX)
+			return mk_error_set(MK_EINVAL, "tile size must be between 1 and %" PRId64
+					    ", got %" PRId64, MK_N_MAX, blocks[k]);
+#ifdef _OPENMP
+	threads = omp_get_max_threads();
+#endif
+	j.chunk = mk_chunk_size(j.n, blocks, ntiles, threads);
+	/* a symmetric-by-construction expression needs no column pass */
+	j.check_sym = !mk_expr_known_symmetric(e);
+	if (j.check_sym && !mk_expr_has_cols(e))
+		return mk_error_set(MK_EINVAL, "measuring needs the expression bound with need_cols");
+	memset(&total, 0, sizeof total);
+	total.row_min = INT64_MAX;
+	total.first_empty = -1;
+	total.causal = total.toeplitz = total.symmetric = true;
+	if ((ret = mk_measure_run(&j, &total, progress, parg)))
+		return ret;
+	mk_measure_fill(&j, &total, out);
+	return MK_OK;
+}

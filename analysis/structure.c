@@ -1,0 +1,88 @@
+/* Structure of a mask seen one row at a time: diagonals and tiles. */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "structure.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=haswell", "default"), optimize("O3")))
+#endif
+static uint64_t mk_shift_diff(const uint64_t *restrict prev, const uint64_t *restrict cur,
+			      size_t nw)
+{
+	uint64_t acc = 0;
+	for (size_t k = 1; k < nw; k++)
+		acc |= ((prev[k] << 1) | (prev[k - 1] >> 63)) ^ cur[k];
+	return acc;
+}
+
+bool mk_rows_toeplitz(const uint64_t *prev, const uint64_t *cur, int64_t n)
+{
+	size_t nw = mk_words(n);
+	/* prev shifted one column right lines up with cur along diagonals; column 0
+	 * of cur has no predecessor, and the bit shifted past n is not compared */
+	uint64_t last = (n & 63) ? ((uint64_t)1 << (n & 63)) - 1 : ~(uint64_t)0;
+	uint64_t first = ((prev[0] << 1) ^ cur[0]) & ~(uint64_t)1;
+	if (nw == 1)
+		return (first & last) == 0;
+	if (first)
+		return false;
+	if ((((prev[nw - 1] << 1) | (prev[nw - 2] >> 63)) ^ cur[nw - 1]) & last)
+		return false;
+	return mk_shift_diff(prev, cur, nw - 1) == 0;
+}
+
+int mk_tile_acc_init(mk_tile_acc *a, int64_t block, int64_t n)
+{
+	size_t nw = mk_words(n);
+	memset(a, 0, sizeof *a);
+	a->block = block;
+	a->n = n;
+	a->any = malloc(nw * sizeof *a->any);
+	a->all = malloc(nw * sizeof *a->all);
+	if (!a->any || !a->all) {
+		mk_tile_acc_free(a);
+		return mk_error_set(MK_ENOMEM, "out of memory for tile accumulators");
+	}
+	return MK_OK;
+}
+
+void mk_tile_acc_free(mk_tile_acc *a)
+{
+	free(a->any);
+	free(a->all);
+	a->any = a->all = NULL;
+}
+
+static void mk_tile_acc_close(mk_tile_acc *a, int64_t rows)
+{
+	for (int64_t lo = 0; lo < a->n; lo += a->block) {
+		int64_t hi = lo + a->block < a->n ? lo + a->block : a->n;
+		if (!mk_bits_any_range(a->any, lo, hi))
+			continue;
+		a->nonempty++;
+		a->cells += (uint64_t)rows * (uint64_t)(hi - lo);
+		if (!a->all_zero && mk_bits_all_range(a->all, lo, hi))
+			a->full++;
+	}
+	a->open = false;
+}
+
+void mk_tile_acc_add(mk_tile_acc *a, int64_t i, const uint64_t *row)
+{
+	size_t nw = mk_words(a->n);
+	int64_t first = i - i % a->block;
+	if (!a->open || i == first) {
+		memcpy(a->any, row, nw * sizeof *row);
+		memcpy(a->all, row, nw * sizeof *row);
+		a->open = true;
+		a->all_zero = false;
+	} else {
+		mk_bits_or(a->any, row, nw);
+		/* once the AND is empty no tile can be full: skip the pass */
+		if (!a->all_zero)
+			a->all_zero = mk_bits_and_any(a->all, row, nw) == 0;
+	}
+	if ((i + 1) % a->block == 0 || i == a->n - 1)
+		mk_tile_acc_close(a, i + 1 - first);
+}

@@ -1,0 +1,71 @@
+/* The parameterless patterns: full, none, diag and causal. */
+#include "config.h"
+#include "pattern.h"
+
+static void full_row(const mk_term *t, int64_t i, uint64_t *dst)
+{
+	(void)i;
+	mk_bits_set_range(dst, 0, t->n);
+}
+
+static void none_row(const mk_term *t, int64_t i, uint64_t *dst)
+{
+	(void)t;
+	(void)i;
+	(void)dst;
+}
+
+static void diag_row(const mk_term *t, int64_t i, uint64_t *dst)
+{
+	(void)t;
+	mk_bit_set(dst, i);
+}
+
+static void causal_row(const mk_term *t, int64_t i, uint64_t *dst)
+{
+	(void)t;
+	mk_bits_set_range(dst, 0, i + 1);
+}
+
+/* Column j of j <= i is every query at or after j. */
+static void causal_col(const mk_term *t, int64_t j, uint64_t *dst)
+{
+	mk_bits_set_range(dst, j, t->n);
+}
+
+const mk_pattern_def mk_pat_full = {
+	.info = {
+		.name = "full",
+		.summary = "every query attends to every key (dense attention)",
+	},
+	.symmetric = true,
+	.row = full_row,
+};
+
+const mk_pattern_def mk_pat_none = {
+	.info = {
+		.name = "none",
+		.summary = "no query attends to any key (the empty mask)",
+	},
+	.symmetric = true,
+	.row = none_row,
+};
+
+const mk_pattern_def mk_pat_diag = {
+	.info = {
+		.name = "diag",
+		.summary = "i = j: each token attends only to itself",
+	},
+	.symmetric = true,
+	.row = diag_row,
+};
+
+const mk_pattern_def mk_pat_causal = {
+	.info = {
+		.name = "causal",
+		.summary = "j <= i: each query attends to itself and every earlier key",
+	},
+	.symmetric = false,
+	.row = causal_row,
+	.col = causal_col,
+};

@@ -1,0 +1,48 @@
+/*
+ * LogSparse (Li et al., 2019): each token attends to itself and to tokens at
+ * power-of-two distances, so O(log n) keys per query.
+ */
+#include "config.h"
+#include "pattern.h"
+
+enum { LOGSPARSE_CAUSAL };
+
+static void logsparse_row(const mk_term *t, int64_t i, uint64_t *dst)
+{
+	bool causal = t->p[LOGSPARSE_CAUSAL].i != 0;
+	mk_bit_set(dst, i);
+	for (int64_t p = 1; p < t->n; p <<= 1) {
+		if (i - p >= 0)
+			mk_bit_set(dst, i - p);
+		if (!causal && i + p < t->n)
+			mk_bit_set(dst, i + p);
+	}
+}
+
+/* Without causal the mask is symmetric; with it, column j is j + {0, 2^k}. */
+static void logsparse_col(const mk_term *t, int64_t j, uint64_t *dst)
+{
+	if (!t->p[LOGSPARSE_CAUSAL].i) {
+		logsparse_row(t, j, dst);
+		return;
+	}
+	mk_bit_set(dst, j);
+	for (int64_t p = 1; j + p < t->n; p <<= 1)
+		mk_bit_set(dst, j + p);
+}
+
+static const mk_param_info logsparse_params[] = {
+	{"causal", "bool", "0", "keep only keys at or before the query (j <= i)"},
+};
+
+const mk_pattern_def mk_pat_logsparse = {
+	.info = {
+		.name = "logsparse",
+		.summary = "d = 0 or d a power of two (1, 2, 4, ...); causal keeps j <= i",
+		.params = logsparse_params,
+		.nparams = sizeof logsparse_params / sizeof logsparse_params[0],
+	},
+	.symmetric = false, /* only without causal */
+	.row = logsparse_row,
+	.col = logsparse_col,
+};

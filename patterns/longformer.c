@@ -1,0 +1,121 @@
+/*
+ * Longformer (Beltagy et al., 2020): a sliding window d <= w plus a few
+ * global tokens whose rows and columns are full.  The paper puts global
+ * attention on task tokens; without tokens= we place g of them at random.
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include "pattern.h"
+
+enum { LF_W, LF_G, LF_SEED, LF_TOKENS };
+
+/* Its own stream, so that the positions do not echo the keys of random. */
+#define LF_TAG_POSITIONS 3
+
+/* The global tokens as a sorted list and as a bitset. */
+typedef struct lf_priv {
+	int64_t *pos;
+	int64_t len;
+	uint64_t *bits;
+	size_t words;
+} lf_priv;
+
+static void lf_release(mk_term *t)
+{
+	lf_priv *p = t->priv;
+	if (p) {
+		free(p->pos);
+		free(p->bits);
+		free(p);
+		t->priv = NULL;
+	}
+}
+
+/* Explicit tokens: checked, then read back from the bitset sorted and
+ * without repeats. */
+static int lf_tokens(const mk_term *t, lf_priv *p)
+{
+	const mk_pval *v = &t->p[LF_TOKENS];
+	for (size_t k = 0; k < v->len; k++) {
+		if (v->list[k] < 0 || v->list[k] >= t->n)
+			return mk_error_set(MK_EINVAL, "global token %" PRId64 " of 'longformer' "
+					    "is out of range for n = %" PRId64, v->list[k], t->n);
+		mk_bit_set(p->bits, v->list[k]);
+	}
+	for (int64_t j = 0; j < t->n; j++)
+		if (mk_bit_test(p->bits, j))
+			p->pos[p->len++] = j;
+	return MK_OK;
+}
+
+static int lf_bind(mk_term *t)
+{
+	lf_priv *p;
+	int64_t g = t->p[LF_G].i < t->n ? t->p[LF_G].i : t->n;
+	int ret = MK_OK;
+	lf_release(t);
+	if (t->p[LF_TOKENS].given)
+		g = (int64_t)t->p[LF_TOKENS].len < t->n ? (int64_t)t->p[LF_TOKENS].len : t->n;
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return mk_error_set(MK_ENOMEM, "out of memory for 'longformer'");
+	t->priv = p;
+	p->words = mk_words(t->n);
+	p->bits = calloc(p->words, sizeof *p->bits);
+	p->pos = malloc((size_t)(g ? g : 1) * sizeof *p->pos);
+	if (!p->bits || !p->pos) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory for 'longformer'");
+		goto out;
+	}
+	if (t->p[LF_TOKENS].given) {
+		ret = lf_tokens(t, p);
+		goto out;
+	}
+	p->len = mk_draw_positions(t->seed, LF_TAG_POSITIONS, g, t->n, p->pos);
+	for (int64_t k = 0; k < p->len; k++)
+		mk_bit_set(p->bits, p->pos[k]);
+out:
+	if (ret)
+		lf_release(t);
+	return ret;
+}
+
+static void lf_row(const mk_term *t, int64_t i, uint64_t *dst)
+{
+	const lf_priv *p = t->priv;
+	int64_t w = t->p[LF_W].i < t->n ? t->p[LF_W].i : t->n;
+	if (mk_bit_test(p->bits, i)) {
+		mk_bits_set_range(dst, 0, t->n);
+		return;
+	}
+	mk_bits_set_range(dst, i - w < 0 ? 0 : i - w, i + w + 1 > t->n ? t->n : i + w + 1);
+	/* Many global tokens: one OR of the bitset beats setting them one by one. */
+	if ((size_t)p->len > p->words) {
+		mk_bits_or(dst, p->bits, p->words);
+		return;
+	}
+	for (int64_t k = 0; k < p->len; k++)
+		mk_bit_set(dst, p->pos[k]);
+}
+
+static const mk_param_info lf_params[] = {
+	{"w", "int", "2", "window: neighbours on each side of the diagonal"},
+	{"g", "int", "2", "number of global tokens, at random positions"},
+	{"seed", "int", "0", "seed of the positions (default: the global --seed)"},
+	{"tokens", "list", "", "explicit global token positions (replace g)"},
+};
+
+const mk_pattern_def mk_pat_longformer = {
+	.info = {
+		.name = "longformer",
+		.summary = "d <= w, plus g global tokens at random positions (or tokens) with "
+			   "full rows and columns",
+		.params = lf_params,
+		.nparams = sizeof lf_params / sizeof lf_params[0],
+	},
+	.symmetric = true,
+	.bind = lf_bind,
+	.row = lf_row,
+	.release = lf_release,
+};

@@ -1,0 +1,89 @@
+/*
+ * The interface every pattern family implements.  A pattern is defined on
+ * its own t->n x t->n grid (tokens, or blocks when the term has block=B; the
+ * expression layer expands blocks) and fills one row, or one column, at a
+ * time into a zeroed packed row.
+ */
+#ifndef MK_PATTERN_H
+#define MK_PATTERN_H
+
+#include "maskkit.h"
+
+#define MK_MAX_PARAMS 8
+
+typedef struct mk_pval {
+	bool given;    /* set explicitly in the expression */
+	int64_t i;     /* int and bool values */
+	int64_t *list; /* list values (owned) */
+	size_t len;
+} mk_pval;
+
+typedef struct mk_term {
+	const struct mk_pattern_def *def;
+	mk_pval p[MK_MAX_PARAMS]; /* in the order of def->info.params */
+	int64_t block;            /* 1 = token level */
+	int64_t n;                /* grid size: ceil(tokens / block) */
+	uint64_t seed;            /* effective seed (explicit, else the global one) */
+	void *priv;               /* what bind precomputed */
+} mk_term;
+
+typedef struct mk_pattern_def {
+	mk_pattern_info info;
+	bool symmetric; /* col(j) == row(j): col may be NULL */
+	/* Validates parameters against t->n and precomputes t->priv; may be NULL. */
+	int (*bind)(mk_term *t);
+	/* Sets the bits of row i (or column j) in dst, zeroed, of t->n bits. */
+	void (*row)(const mk_term *t, int64_t i, uint64_t *dst);
+	void (*col)(const mk_term *t, int64_t j, uint64_t *dst);
+	/* Builds what col() needs when that is costly (random terms); may be NULL. */
+	int (*prepare_cols)(mk_term *t, uint64_t max_memory);
+	void (*release)(mk_term *t);
+} mk_pattern_def;
+
+/* The table in registry.c. */
+const mk_pattern_def *mk_pattern_def_find(const char *name);
+size_t mk_pattern_def_count(void);
+const mk_pattern_def *mk_pattern_def_get(size_t k);
+
+/* Fills t with def's defaults (parsed from info.params[k].def; lists are
+ * comma-separated), block = 1, n = 0, seed = 0, nothing given. */
+int mk_term_init(mk_term *t, const mk_pattern_def *def);
+/* Index of parameter `name` in def, or -1. */
+int mk_term_param_index(const mk_pattern_def *def, const char *name);
+/* Frees lists and what bind made (calls def->release); t can be re-inited. */
+void mk_term_clear(mk_term *t);
+
+/* Families, one file each. */
+extern const mk_pattern_def mk_pat_full, mk_pat_none, mk_pat_diag, mk_pat_causal;
+extern const mk_pattern_def mk_pat_local, mk_pat_diagonal;
+extern const mk_pattern_def mk_pat_global, mk_pat_axis, mk_pat_star;
+extern const mk_pattern_def mk_pat_random;
+extern const mk_pattern_def mk_pat_logsparse;
+extern const mk_pattern_def mk_pat_strided, mk_pat_fixed;
+extern const mk_pattern_def mk_pat_longformer;
+extern const mk_pattern_def mk_pat_bigbird;
+
+/* ---- helpers shared by families (random.c) ---- */
+
+/* Sets k distinct bits in [0, n) of dst, drawn uniformly without
+ * replacement (Floyd's algorithm) from the stream (seed, tag, row); k >= n
+ * sets all n.  The same arguments give the same bits on every machine. */
+void mk_draw_row(uint64_t seed, uint64_t tag, int64_t row, int64_t k, int64_t n,
+		 uint64_t *dst);
+/* k distinct positions in [0, n), sorted ascending, from stream (seed, tag);
+ * k is clipped to n and the number written is returned. */
+int64_t mk_draw_positions(uint64_t seed, uint64_t tag, int64_t k, int64_t n,
+			  int64_t *out);
+
+/* The transpose of a per-row random draw, for col(): CSR over columns. */
+typedef struct mk_randcols {
+	int64_t n;
+	int64_t *start; /* n + 1 offsets */
+	int32_t *rows;  /* rows whose draw contains the column */
+} mk_randcols;
+int mk_randcols_build(mk_randcols **out, uint64_t seed, uint64_t tag, int64_t k,
+		      int64_t n, uint64_t max_memory);
+void mk_randcols_col(const mk_randcols *rc, int64_t j, uint64_t *dst);
+void mk_randcols_free(mk_randcols *rc);
+
+#endif

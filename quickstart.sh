@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# maskkit quick start.
+#   ./quickstart.sh         install Debian packages (idempotent), build, run the main job
+#   ./quickstart.sh check   the same set-up, then the whole test suite (also under ASan/UBSan)
+set -euo pipefail
+cd "$(dirname "$0")"
+top=$(pwd)
+mode=${1:-run}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+PKGS=(build-essential autoconf automake libtool pkg-config
+      libcjson-dev libpng-dev libhdf5-dev hdf5-tools check
+      python3 python3-numpy python3-h5py)
+
+say() { printf '== %s\n' "$*"; }
+
+install_deps() {
+	local missing=()
+	for p in "${PKGS[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && { say "Debian packages: all present"; return; }
+	say "installing: ${missing[*]}"
+	local sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# build DIR [configure args...]
+build() {
+	local dir=$1; shift
+	if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+		say "autoreconf"
+		autoreconf -fi >/dev/null
+	fi
+	mkdir -p "$dir"
+	if [ ! -f "$dir/Makefile" ] || [ configure -nt "$dir/Makefile" ]; then
+		say "configure $* ($dir)"
+		(cd "$dir" && "$top/configure" -q PYTHON=/usr/bin/python3 "$@")
+	fi
+	say "make ($dir)"
+	make -C "$dir" -j"$jobs" -s
+}
+
+main_job() {
+	local mk="$top/build/maskkit" out="$top/out/sparsebert"
+	local pats=(local1 local2 local3 global1 random1 star logsparse strided fixed
+		    longformer bigbird local2+global1+random1 strided-diag)
+	mkdir -p "$out"
+	say "SparseBERT comparison of masks at n = 128 (sparsity with and without the diagonal)"
+	"$mk" measure --n 128 "${pats[@]}"
+	for p in "${pats[@]}"; do
+		"$mk" gen "$p" --n 128 -o "$out/$(printf '%s' "$p" | tr -c 'A-Za-z0-9_\n' '_').png"
+	done
+	say "heatmaps written to $out/"
+}
+
+install_deps
+case "$mode" in
+run)
+	build build --enable-werror
+	main_job
+	;;
+check)
+	build build --enable-werror
+	say "make check"
+	make -C build -j"$jobs" check || { cat build/test-suite.log 2>/dev/null | tail -80; exit 1; }
+	build build-san --enable-werror --enable-asan --enable-ubsan
+	say "make check under AddressSanitizer + UndefinedBehaviorSanitizer"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	MASKKIT_SANITIZED=1 make -C build-san -j"$jobs" check ||
+		{ cat build-san/test-suite.log 2>/dev/null | tail -80; exit 1; }
+	;;
+*)
+	echo "usage: $0 [check]" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,193 @@
+/* Helpers shared by the subcommands: errors, numbers, operands, output. */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli.h"
+
+#define MK_SMALL_N 64 /* masks up to this size print as text without -o */
+
+int cli_fail(int status)
+{
+	fprintf(stderr, "maskkit: %s\n", *mk_error() ? mk_error() : mk_status_str(status));
+	return mk_status_is_user(status) ? MK_EXIT_USER : MK_EXIT_INTERNAL;
+}
+
+int cli_usage(const struct mk_cmd *c, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "maskkit: %s: ", c->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'maskkit %s --help')\n", c->name);
+	return MK_EXIT_USER;
+}
+
+int cli_bad_option(const struct mk_cmd *c, char **argv, int opt)
+{
+	const char *arg = argv[optind - 1];
+	if (opt == ':')
+		return cli_usage(c, "option '%s' needs a value", arg);
+	return cli_usage(c, "unknown option '%s'", arg);
+}
+
+void cli_help(const struct mk_cmd *c)
+{
+	fputs(c->usage, stdout);
+}
+
+int cli_finish(int code)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "maskkit: error writing to standard output: %s\n", strerror(errno));
+		return MK_EXIT_INTERNAL;
+	}
+	return code;
+}
+
+int cli_i64(const char *s, const char *opt, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+	long long v;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end || errno == EINVAL)
+		return mk_error_set(MK_EINVAL, "%s expects an integer, got '%s'", opt, s);
+	if (errno == ERANGE || v < lo || v > hi)
+		return mk_error_set(v < lo && errno != ERANGE && v <= 0 && lo > 0 ? MK_EINVAL : MK_ERANGE,
+				    "%s must be between %" PRId64 " and %" PRId64 ", got '%s'",
+				    opt, lo, hi, s);
+	*out = v;
+	return MK_OK;
+}
+
+int cli_u64(const char *s, const char *opt, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	errno = 0;
+	if (*s == '-' || *s == '+' || *s == ' ')
+		return mk_error_set(MK_EINVAL, "%s expects a non-negative integer, got '%s'", opt, s);
+	v = strtoull(s, &end, 0);
+	if (end == s || *end || errno)
+		return mk_error_set(MK_EINVAL, "%s expects a non-negative integer, got '%s'", opt, s);
+	*out = v;
+	return MK_OK;
+}
+
+int cli_operand(const char *arg, mk_expr **out)
+{
+	struct stat st;
+	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode))
+		return mk_expr_file(arg, out);
+	return mk_expr_parse(arg, out);
+}
+
+void cli_progress(int64_t done, int64_t n, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "\rmaskkit: %" PRId64 "/%" PRId64 " rows (%.0f%%)%s", done, n,
+		100.0 * (double)done / (double)n, done >= n ? "\n" : "");
+}
+
+static int cli_summary(const mk_expr *e, const cli_mask_opts *o)
+{
+	mk_measure m;
+	int ret = mk_measure_expr(e, NULL, 0, o->progress ? cli_progress : NULL, NULL, &m);
+	if (ret)
+		return cli_fail(ret);
+	printf("%s: n = %" PRId64 ", |M| = %" PRIu64 ", sparsity = %.6f\n", mk_expr_params(e),
+	       m.n, m.count, m.sparsity);
+	printf("(n > %d: not printed; write it with -o FILE, or --format txt|json|blocks)\n",
+	       MK_SMALL_N);
+	return MK_EXIT_OK;
+}
+
+int cli_emit(const mk_expr *e, const cli_mask_opts *o)
+{
+	mk_write_opts w = {.format = o->format, .block = o->block, .seed = o->bind.seed,
+			   .max_memory = o->bind.max_memory};
+	int ret;
+	if (o->out) {
+		if (w.format == MK_FMT_NONE)
+			w.format = mk_format_from_path(o->out);
+		if (w.format == MK_FMT_NONE) {
+			mk_error_set(MK_EINVAL, "cannot tell the format of '%s' from its name: "
+				     "give --format txt|json|png|h5|npy|blocks", o->out);
+			return cli_fail(MK_EINVAL);
+		}
+		ret = mk_write_expr(e, o->out, &w);
+		return ret ? cli_fail(ret) : MK_EXIT_OK;
+	}
+	if (w.format == MK_FMT_NONE && mk_expr_n(e) > MK_SMALL_N)
+		return cli_summary(e, o);
+	if (w.format == MK_FMT_NONE)
+		w.format = MK_FMT_TXT;
+	if (w.format != MK_FMT_TXT && w.format != MK_FMT_JSON && w.format != MK_FMT_BLOCKS) {
+		mk_error_set(MK_EINVAL, "%s output is binary: give -o FILE", mk_format_name(w.format));
+		return cli_fail(MK_EINVAL);
+	}
+	ret = mk_write_expr_stream(e, stdout, &w);
+	return ret ? cli_fail(ret) : MK_EXIT_OK;
+}
+
+void cli_mask_defaults(cli_mask_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->bind.max_memory = MK_DEFAULT_MAX_MEMORY;
+	o->progress = isatty(STDERR_FILENO);
+}
+
+int cli_mask_option(int opt, const char *arg, cli_mask_opts *o)
+{
+	int64_t v;
+	int ret;
+	switch (opt) {
+	case 'n':
+		if ((ret = cli_i64(arg, "--n", 1, MK_N_MAX, &v)))
+			return ret;
+		o->bind.n = v;
+		return 1;
+	case 'o':
+		o->out = arg;
+		return 1;
+	case CLI_OPT_SEED:
+		ret = cli_u64(arg, "--seed", &o->bind.seed);
+		return ret ? ret : 1;
+	case CLI_OPT_FORMAT:
+		o->format = mk_format_from_name(arg);
+		if (o->format == MK_FMT_NONE)
+			return mk_error_set(MK_EINVAL, "unknown format '%s' (use txt, json, png, h5, "
+					    "npy or blocks)", arg);
+		return 1;
+	case CLI_OPT_BLOCK:
+		if ((ret = cli_i64(arg, "--block", 1, MK_N_MAX, &v)))
+			return ret;
+		o->block = v;
+		return 1;
+	case CLI_OPT_MAXMEM:
+		ret = mk_parse_size(arg, &o->bind.max_memory);
+		if (!ret && o->bind.max_memory == 0)
+			ret = mk_error_set(MK_EINVAL, "--max-memory must be positive");
+		return ret ? ret : 1;
+	case CLI_OPT_PROGRESS:
+		o->progress = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_bind(mk_expr *e, const cli_mask_opts *o)
+{
+	int ret = mk_expr_bind(e, &o->bind);
+	if (ret)
+		return ret;
+	return MK_OK;
+}

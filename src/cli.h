@@ -1,0 +1,72 @@
+/* The command table's entry type and helpers shared by the subcommands. */
+#ifndef MK_CLI_H
+#define MK_CLI_H
+
+#include <stdio.h>
+#include "maskkit.h"
+
+struct mk_cmd {
+	const char *name;
+	const char *summary;
+	const char *usage; /* full --help text */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_patterns;
+
+enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
+
+/* Prints "maskkit: <mk_error()>" and returns the exit code for status. */
+int cli_fail(int status);
+/* Prints "maskkit: <cmd>: <message> (see 'maskkit <cmd> --help')"; returns 2. */
+int cli_usage(const struct mk_cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports getopt's '?' or ':' for argv[optind - 1]; returns 2. */
+int cli_bad_option(const struct mk_cmd *c, char **argv, int opt);
+void cli_help(const struct mk_cmd *c);
+/* Flushes stdout and turns a write error into exit code 1. */
+int cli_finish(int code);
+
+/* Integer option values, range-checked, with the option named in errors. */
+int cli_i64(const char *s, const char *opt, int64_t lo, int64_t hi, int64_t *out);
+int cli_u64(const char *s, const char *opt, uint64_t *out);
+
+/* Parses an operand: an existing file (any name) or an expression. */
+int cli_operand(const char *arg, mk_expr **out);
+
+/* Options common to commands that build masks. */
+typedef struct cli_mask_opts {
+	mk_bind_opts bind;
+	const char *out;   /* -o */
+	mk_format format;  /* --format */
+	int64_t block;     /* --block for blocks output */
+	bool progress;
+} cli_mask_opts;
+
+/* Long-option codes shared by the commands. */
+enum {
+	CLI_OPT_SEED = 256, CLI_OPT_FORMAT, CLI_OPT_BLOCK, CLI_OPT_MAXMEM, CLI_OPT_PROGRESS,
+	CLI_OPT_JSON, CLI_OPT_TILE, CLI_OPT_OP, CLI_OPT_NODIAG
+};
+#define CLI_MASK_LONGOPTS                                              \
+	{"n", required_argument, NULL, 'n'},                           \
+	{"seed", required_argument, NULL, CLI_OPT_SEED},               \
+	{"output", required_argument, NULL, 'o'},                      \
+	{"format", required_argument, NULL, CLI_OPT_FORMAT},           \
+	{"block", required_argument, NULL, CLI_OPT_BLOCK},             \
+	{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},       \
+	{"progress", no_argument, NULL, CLI_OPT_PROGRESS},             \
+	{"help", no_argument, NULL, 'h'}
+/* Handles one of CLI_MASK_LONGOPTS: 1 if handled, 0 if not, or a negative
+ * status (message set). */
+int cli_mask_option(int opt, const char *arg, cli_mask_opts *o);
+void cli_mask_defaults(cli_mask_opts *o);
+/* Binds e with o->bind (the message names the failure); frees e on error. */
+int cli_bind(mk_expr *e, const cli_mask_opts *o);
+
+/* Writes a bound expression as gen/compose do: to -o (atomically), to
+ * stdout for text formats, or a summary for a large mask without -o. */
+int cli_emit(const mk_expr *e, const cli_mask_opts *o);
+/* Progress on stderr, when it is a terminal. */
+void cli_progress(int64_t done, int64_t n, void *arg);
+
+#endif

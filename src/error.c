@@ -1,0 +1,123 @@
+/* Status codes, the thread-local error message and checked size arithmetic. */
+#include "config.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "maskkit.h"
+
+static _Thread_local char mk_errbuf[512];
+
+const char *mk_status_str(int status)
+{
+	switch (status) {
+	case MK_OK: return "ok";
+	case MK_ENOMEM: return "out of memory";
+	case MK_EINVAL: return "invalid argument";
+	case MK_EIO: return "input/output error";
+	case MK_EFORMAT: return "malformed file";
+	case MK_ERANGE: return "size out of range";
+	case MK_EGPU: return "GPU error";
+	case MK_EINTERNAL: return "internal error";
+	default: return "unknown status";
+	}
+}
+
+const char *mk_error(void)
+{
+	return mk_errbuf;
+}
+
+int mk_error_set(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(mk_errbuf, sizeof mk_errbuf, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+bool mk_status_is_user(int status)
+{
+	return status == MK_EINVAL || status == MK_EFORMAT || status == MK_ERANGE ||
+	       status == MK_EIO;
+}
+
+const char *mk_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+int mk_check_n(int64_t n, const char *what)
+{
+	if (n <= 0)
+		return mk_error_set(MK_EINVAL, "%s must be positive, got %" PRId64, what, n);
+	if (n > MK_N_MAX)
+		return mk_error_set(MK_ERANGE, "%s = %" PRId64 " is too large (at most %" PRId64 ")",
+				    what, n, MK_N_MAX);
+	return MK_OK;
+}
+
+int mk_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+	if (a != 0 && b > UINT64_MAX / a)
+		return mk_error_set(MK_ERANGE, "size %" PRIu64 " x %" PRIu64 " overflows", a, b);
+	*out = a * b;
+	return MK_OK;
+}
+
+static void mk_format_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1024.0 && u < 6) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+int mk_check_memory(uint64_t bytes, uint64_t limit, const char *what)
+{
+	char need[32], cap[32];
+	if (limit == 0)
+		limit = MK_DEFAULT_MAX_MEMORY;
+	if (bytes <= limit)
+		return MK_OK;
+	mk_format_bytes(bytes, need, sizeof need);
+	mk_format_bytes(limit, cap, sizeof cap);
+	return mk_error_set(MK_ERANGE, "%s would need %s, over the memory limit of %s (--max-memory)",
+			    what, need, cap);
+}
+
+int mk_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+	if (!s || !*s || *s == '-' || *s == '+')
+		return mk_error_set(MK_EINVAL, "bad size '%s'", s ? s : "");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return mk_error_set(MK_EINVAL, "bad size '%s'", s);
+	switch (*end) {
+	case 'k': case 'K': mult = (uint64_t)1 << 10; end++; break;
+	case 'm': case 'M': mult = (uint64_t)1 << 20; end++; break;
+	case 'g': case 'G': mult = (uint64_t)1 << 30; end++; break;
+	case 't': case 'T': mult = (uint64_t)1 << 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return mk_error_set(MK_EINVAL, "bad size '%s' (use e.g. 512M or 4G)", s);
+	if (mk_mul_u64(v, mult, out))
+		return mk_error_set(MK_ERANGE, "size '%s' overflows", s);
+	return MK_OK;
+}

@@ -1,0 +1,252 @@
+/*
+ * Binding an expression to a size and evaluating it one row (or column) at
+ * a time.  A cursor owns the scratch rows an evaluation needs, so each
+ * thread streams rows with its own cursor and nothing is materialised.
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "expr_internal.h"
+#include "internal.h"
+
+struct mk_cursor {
+	const mk_expr *e;
+	size_t nw;
+	uint64_t *scratch;
+};
+
+/* ---- binding ---- */
+
+static int mk_bind_files(mk_node *x, const mk_bind_opts *o, const char **first, int64_t *n)
+{
+	int ret;
+	if (!x)
+		return MK_OK;
+	if ((ret = mk_bind_files(x->a, o, first, n)) || (ret = mk_bind_files(x->b, o, first, n)))
+		return ret;
+	if (x->kind != MK_NODE_FILE)
+		return MK_OK;
+	if ((ret = mk_mask_load(x->path, o->max_memory, &x->mask)))
+		return ret;
+	if (*n && mk_mask_n(x->mask) != *n) {
+		if (*first)
+			return mk_error_set(MK_EINVAL, "mask sizes differ: '%s' has n = %" PRId64
+					    " but '%s' has n = %" PRId64, *first, *n, x->path,
+					    mk_mask_n(x->mask));
+		return mk_error_set(MK_EINVAL, "mask sizes differ: --n is %" PRId64
+				    " but '%s' has n = %" PRId64, *n, x->path, mk_mask_n(x->mask));
+	}
+	*n = mk_mask_n(x->mask);
+	if (!*first)
+		*first = x->path;
+	return MK_OK;
+}
+
+static int mk_bind_term(mk_term *t, int64_t n, const mk_bind_opts *o)
+{
+	int ks = mk_term_param_index(t->def, "seed"), ret;
+	t->n = (n + t->block - 1) / t->block;
+	t->seed = (ks >= 0 && t->p[ks].given) ? (uint64_t)t->p[ks].i : o->seed;
+	if (t->def->bind && (ret = t->def->bind(t)))
+		return ret;
+	if (o->need_cols && t->def->prepare_cols)
+		return t->def->prepare_cols(t, o->max_memory);
+	return MK_OK;
+}
+
+/* Binds pattern leaves, prepares transposes, and lays out cursor scratch. */
+static int mk_bind_node(mk_node *x, mk_expr *e, const mk_bind_opts *o)
+{
+	int ret;
+	if (!x)
+		return MK_OK;
+	if ((ret = mk_bind_node(x->a, e, o)) || (ret = mk_bind_node(x->b, e, o)))
+		return ret;
+	if (x->kind == MK_NODE_PATTERN) {
+		if ((ret = mk_bind_term(&x->term, e->n, o)))
+			return ret;
+		if (x->term.block > 1) {
+			x->slot = e->scratch_words;
+			e->scratch_words += mk_words(x->term.n);
+		}
+	} else if (x->kind == MK_NODE_FILE) {
+		if (o->need_cols && (ret = mk_mask_transpose(x->mask, &x->maskT)))
+			return ret;
+	} else if (x->op != MK_OP_NOT) {
+		x->slot = e->scratch_words;
+		e->scratch_words += mk_words(e->n);
+	}
+	return MK_OK;
+}
+
+int mk_expr_bind(mk_expr *e, const mk_bind_opts *o)
+{
+	const char *first = NULL;
+	int64_t n = o->n;
+	mk_sb b = {0};
+	int ret;
+	if (e->bound)
+		return mk_error_set(MK_EINVAL, "expression is already bound");
+	if (n && (ret = mk_check_n(n, "n")))
+		return ret;
+	if ((ret = mk_bind_files(e->root, o, &first, &n)))
+		return ret;
+	if (n == 0)
+		return mk_error_set(MK_EINVAL, "the sequence length is not known: give --n");
+	e->n = n;
+	e->max_memory = o->max_memory;
+	e->cols = o->need_cols;
+	if ((ret = mk_bind_node(e->root, e, o)))
+		return ret;
+	mk_node_print(e->root, &b, true, 0);
+	if (!(e->params = mk_sb_take(&b)))
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	e->bound = true;
+	return MK_OK;
+}
+
+int64_t mk_expr_n(const mk_expr *e) { return e->n; }
+bool mk_expr_has_cols(const mk_expr *e) { return e->cols; }
+const char *mk_expr_params(const mk_expr *e) { return e->params ? e->params : e->text; }
+
+static bool mk_node_symmetric(const mk_node *x)
+{
+	if (x->kind == MK_NODE_PATTERN)
+		return x->term.def->symmetric;
+	if (x->kind == MK_NODE_FILE)
+		return x->mask && x->maskT && mk_mask_equal(x->mask, x->maskT);
+	return mk_node_symmetric(x->a) && (!x->b || mk_node_symmetric(x->b));
+}
+
+bool mk_expr_known_symmetric(const mk_expr *e)
+{
+	return e->bound && mk_node_symmetric(e->root);
+}
+
+/* ---- evaluation ---- */
+
+static int mk_expand_block(int64_t bj, void *arg)
+{
+	uint64_t **ctx = arg; /* ctx[0] = dst, ctx[1] = (uint64_t *)&{block, n} */
+	const int64_t *bn = (const int64_t *)ctx[1];
+	int64_t lo = bj * bn[0], hi = lo + bn[0] < bn[1] ? lo + bn[0] : bn[1];
+	mk_bits_set_range(ctx[0], lo, hi);
+	return 0;
+}
+
+static void mk_eval_term(const mk_cursor *c, const mk_node *x, int64_t i, uint64_t *dst,
+			 bool col)
+{
+	const mk_term *t = &x->term;
+	void (*fn)(const mk_term *, int64_t, uint64_t *) =
+		(col && !t->def->symmetric && t->def->col) ? t->def->col : t->def->row;
+	mk_bits_zero(dst, c->nw);
+	if (t->block == 1) {
+		fn(t, i, dst);
+	} else {
+		uint64_t *grid = c->scratch + x->slot;
+		int64_t bn[2] = {t->block, c->e->n};
+		uint64_t *ctx[2] = {dst, (uint64_t *)bn};
+		mk_bits_zero(grid, mk_words(t->n));
+		fn(t, i / t->block, grid);
+		mk_bits_foreach(grid, mk_words(t->n), mk_expand_block, ctx);
+	}
+}
+
+static void mk_eval(const mk_cursor *c, const mk_node *x, int64_t i, uint64_t *dst, bool col)
+{
+	uint64_t *tmp;
+	switch (x->kind) {
+	case MK_NODE_PATTERN:
+		mk_eval_term(c, x, i, dst, col);
+		return;
+	case MK_NODE_FILE:
+		memcpy(dst, mk_mask_crow(col ? x->maskT : x->mask, i), c->nw * sizeof *dst);
+		return;
+	default:
+		break;
+	}
+	mk_eval(c, x->a, i, dst, col);
+	if (x->op == MK_OP_NOT) {
+		mk_bits_not(dst, c->e->n);
+		return;
+	}
+	tmp = c->scratch + x->slot;
+	mk_eval(c, x->b, i, tmp, col);
+	if (x->op == MK_OP_OR)
+		mk_bits_or(dst, tmp, c->nw);
+	else if (x->op == MK_OP_AND)
+		mk_bits_and(dst, tmp, c->nw);
+	else
+		mk_bits_andnot(dst, tmp, c->nw);
+}
+
+int mk_cursor_new(const mk_expr *e, mk_cursor **out)
+{
+	mk_cursor *c;
+	*out = NULL;
+	if (!e->bound)
+		return mk_error_set(MK_EINVAL, "expression is not bound to a size");
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	c->e = e;
+	c->nw = mk_words(e->n);
+	c->scratch = calloc(e->scratch_words + 1, sizeof *c->scratch);
+	if (!c->scratch) {
+		free(c);
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	}
+	*out = c;
+	return MK_OK;
+}
+
+void mk_cursor_free(mk_cursor *c)
+{
+	if (!c)
+		return;
+	free(c->scratch);
+	free(c);
+}
+
+void mk_cursor_row(mk_cursor *c, int64_t i, uint64_t *dst)
+{
+	mk_eval(c, c->e->root, i, dst, false);
+}
+
+void mk_cursor_col(mk_cursor *c, int64_t j, uint64_t *dst)
+{
+	mk_eval(c, c->e->root, j, dst, true);
+}
+
+int mk_expr_to_mask(const mk_expr *e, mk_mask **out)
+{
+	mk_mask *m = NULL;
+	int ret, fail = MK_OK;
+	*out = NULL;
+	if (!e->bound)
+		return mk_error_set(MK_EINVAL, "expression is not bound to a size");
+	if ((ret = mk_mask_new(e->n, e->max_memory, &m)))
+		return ret;
+#pragma omp parallel
+	{
+		mk_cursor *c = NULL;
+		int r = mk_cursor_new(e, &c);
+		if (r) {
+#pragma omp atomic write
+			fail = r;
+		}
+#pragma omp for schedule(dynamic, 64)
+		for (int64_t i = 0; i < e->n; i++)
+			if (c)
+				mk_cursor_row(c, i, mk_mask_row(m, i));
+		mk_cursor_free(c);
+	}
+	if (fail) {
+		mk_mask_free(m);
+		return mk_error_set(fail, "out of memory for row buffers");
+	}
+	*out = m;
+	return MK_OK;
+}

@@ -1,0 +1,330 @@
+/*
+ * Mask files: format names, atomic writes and the dispatch from the public
+ * mk_write_expr / mk_mask_load to the per-format code in io_*.c.
+ */
+/* realpath() is an X/Open extension, not in the POSIX base we build for. */
+#define _XOPEN_SOURCE 700
+#include "config.h"
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+
+static const struct {
+	const char *name;
+	mk_format format;
+} mk_format_names[] = {
+	{"txt", MK_FMT_TXT},   {"json", MK_FMT_JSON}, {"png", MK_FMT_PNG},
+	{"h5", MK_FMT_H5},     {"hdf5", MK_FMT_H5},   {"npy", MK_FMT_NPY},
+	{"blocks", MK_FMT_BLOCKS},
+};
+
+#define MK_NFORMAT_NAMES (sizeof mk_format_names / sizeof mk_format_names[0])
+
+mk_format mk_format_from_name(const char *name)
+{
+	if (!name)
+		return MK_FMT_NONE;
+	for (size_t k = 0; k < MK_NFORMAT_NAMES; k++)
+		if (strcasecmp(name, mk_format_names[k].name) == 0)
+			return mk_format_names[k].format;
+	return MK_FMT_NONE;
+}
+
+mk_format mk_format_from_path(const char *path)
+{
+	const char *dot, *slash;
+	mk_format f;
+
+	if (!path)
+		return MK_FMT_NONE;
+	dot = strrchr(path, '.');
+	slash = strrchr(path, '/');
+	if (!dot || (slash && dot < slash) || dot == path || dot[-1] == '/')
+		return MK_FMT_NONE;
+	f = mk_format_from_name(dot + 1);
+	/* A block layout is JSON on disk; ".blocks" is not an extension we own. */
+	return f == MK_FMT_BLOCKS ? MK_FMT_NONE : f;
+}
+
+const char *mk_format_name(mk_format f)
+{
+	for (size_t k = 0; k < MK_NFORMAT_NAMES; k++)
+		if (mk_format_names[k].format == f)
+			return mk_format_names[k].name;
+	return "none";
+}
+
+/* ---- atomic writes ------------------------------------------------------ */
+
+/* mkstemp creates files 0600; a mask file should get the permissions any
+ * other new file would (0666 less the umask), or keep those of the file it
+ * replaces.  umask() can only be read by setting it, so there is a window of
+ * a few instructions in which another thread would create files with umask
+ * 0; the library creates files nowhere else. */
+static mode_t mk_io_new_mode(const struct stat *old, bool exists)
+{
+	mode_t mask;
+	if (exists)
+		return old->st_mode & 07777;
+	mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* After rename() the new name lives in the directory; syncing the directory
+ * makes it survive a crash too.  Best effort: some file systems refuse. */
+static void mk_io_sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd;
+
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else if ((size_t)(slash - path) < sizeof dir)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	else
+		return;
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	(void)fsync(fd);
+	close(fd);
+}
+
+int mk_io_atomic(const char *path,
+		 int (*writer)(const char *tmp_path, void *arg), void *arg)
+{
+	char *resolved = NULL, *tmp = NULL;
+	const char *target = path;
+	struct stat st;
+	bool exists;
+	size_t len;
+	int fd = -1, ret;
+
+	assert(path && writer);
+	/* Renaming over a symbolic link would replace the link, not the file
+	 * it points to. */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		resolved = realpath(path, NULL);
+		if (resolved)
+			target = resolved;
+	}
+	exists = stat(target, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
+		ret = mk_error_set(MK_EIO, "'%s': is a directory", path);
+		goto out;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* A device or FIFO (/dev/null, a pipe): write in place, since
+		 * renaming over it would replace the device node. */
+		ret = writer(target, arg);
+		goto out;
+	}
+	len = strlen(target) + sizeof ".tmp.XXXXXX";
+	tmp = malloc(len);
+	if (!tmp) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(tmp, len, "%s.tmp.XXXXXX", target);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = mk_error_set(MK_EIO, "'%s': cannot create a temporary file beside it: %s",
+				   path, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	(void)fchmod(fd, mk_io_new_mode(&st, exists));
+	ret = writer(tmp, arg);
+	if (ret)
+		goto out;
+	/* The writer has closed its own handle; ours is the same inode. */
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		fd = -1;
+		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, target) != 0) {
+		ret = mk_error_set(MK_EIO, "'%s': cannot rename the temporary file over it: %s",
+				   path, strerror(errno));
+		goto out;
+	}
+	mk_io_sync_dir(target);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret && tmp)
+		unlink(tmp);
+	free(tmp);
+	free(resolved);
+	return ret;
+}
+
+/* ---- writing expressions ------------------------------------------------ */
+
+typedef int (*mk_stream_writer)(const mk_rows *r, FILE *f, const mk_write_opts *o);
+
+static mk_stream_writer mk_io_stream_writer(mk_format f)
+{
+	switch (f) {
+	case MK_FMT_TXT: return mk_io_write_txt;
+	case MK_FMT_JSON: return mk_io_write_json;
+	case MK_FMT_PNG: return mk_io_write_png;
+	case MK_FMT_NPY: return mk_io_write_npy;
+	case MK_FMT_BLOCKS: return mk_io_write_blocks;
+	default: return NULL;
+	}
+}
+
+static void mk_io_cursor_row(void *ctx, int64_t i, uint64_t *dst)
+{
+	mk_cursor_row(ctx, i, dst);
+}
+
+/* Makes a row source of a bound expression; the caller frees *cur. */
+static int mk_io_rows_open(const mk_expr *e, mk_rows *r, mk_cursor **cur)
+{
+	int64_t n;
+	int ret;
+
+	*cur = NULL;
+	n = mk_expr_n(e);
+	if (n == 0)
+		return mk_error_set(MK_EINTERNAL, "writing an expression that was not bound");
+	ret = mk_check_n(n, "n");
+	if (ret)
+		return ret;
+	ret = mk_cursor_new(e, cur);
+	if (ret)
+		return ret;
+	*r = (mk_rows){
+		.n = n,
+		.row = mk_io_cursor_row,
+		.ctx = *cur,
+		.expr = mk_expr_text(e),
+		.params = mk_expr_params(e),
+	};
+	return MK_OK;
+}
+
+/* Writers report I/O failures without a file name: they only know the
+ * temporary path.  Name the file the user asked for. */
+static int mk_io_name_error(int ret, const char *path)
+{
+	char msg[512];
+	if (ret != MK_EIO)
+		return ret;
+	snprintf(msg, sizeof msg, "%s", mk_error());
+	return mk_error_set(ret, "'%s': %s", path, msg);
+}
+
+struct mk_io_job {
+	const char *path; /* the name the user gave, for messages */
+	const mk_rows *rows;
+	const mk_write_opts *opts;
+	mk_format format;
+};
+
+static int mk_io_write_tmp(const char *tmp_path, void *arg)
+{
+	const struct mk_io_job *job = arg;
+	FILE *f;
+	int ret;
+
+	if (job->format == MK_FMT_H5)
+		return mk_io_name_error(mk_io_write_h5(job->rows, tmp_path, job->opts), job->path);
+	f = fopen(tmp_path, "wb");
+	if (!f)
+		return mk_error_set(MK_EIO, "'%s': cannot open for writing: %s", job->path,
+				    strerror(errno));
+	ret = mk_io_stream_writer(job->format)(job->rows, f, job->opts);
+	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
+		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+	if (fclose(f) != 0 && ret == MK_OK)
+		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+	return mk_io_name_error(ret, job->path);
+}
+
+int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
+{
+	static const mk_write_opts defaults = {0};
+	struct mk_io_job job;
+	mk_cursor *cur = NULL;
+	mk_rows rows;
+	int ret;
+
+	assert(e && path);
+	if (!o)
+		o = &defaults;
+	job = (struct mk_io_job){.path = path, .rows = &rows, .opts = o, .format = o->format};
+	if (job.format == MK_FMT_NONE)
+		job.format = mk_format_from_path(path);
+	if (job.format == MK_FMT_NONE)
+		return mk_error_set(MK_EINVAL, "'%s': cannot tell the output format from the "
+				    "extension (use .txt, .json, .png, .h5 or .npy)", path);
+	if (job.format != MK_FMT_H5 && !mk_io_stream_writer(job.format))
+		return mk_error_set(MK_EINVAL, "unknown output format %d", (int)job.format);
+	ret = mk_io_rows_open(e, &rows, &cur);
+	if (ret == MK_OK)
+		ret = mk_io_atomic(path, mk_io_write_tmp, &job);
+	mk_cursor_free(cur);
+	return ret;
+}
+
+int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
+{
+	static const mk_write_opts defaults = {0};
+	mk_stream_writer writer;
+	mk_cursor *cur = NULL;
+	mk_rows rows;
+	FILE *f = file;
+	int ret;
+
+	assert(e && f);
+	if (!o)
+		o = &defaults;
+	if (o->format == MK_FMT_H5)
+		return mk_error_set(MK_EINVAL, "HDF5 output needs a file name, not a stream");
+	writer = mk_io_stream_writer(o->format);
+	if (!writer)
+		return mk_error_set(MK_EINVAL, "no output format given for the stream");
+	ret = mk_io_rows_open(e, &rows, &cur);
+	if (ret == MK_OK)
+		ret = writer(&rows, f, o);
+	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
+		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+	mk_cursor_free(cur);
+	return ret;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+int mk_mask_load(const char *path, uint64_t max_memory, mk_mask **out)
+{
+	assert(path && out);
+	*out = NULL;
+	switch (mk_format_from_path(path)) {
+	case MK_FMT_TXT: return mk_io_read_txt(path, max_memory, out);
+	case MK_FMT_JSON: return mk_io_read_json(path, max_memory, out);
+	case MK_FMT_H5: return mk_io_read_h5(path, max_memory, out);
+	case MK_FMT_NPY: return mk_io_read_npy(path, max_memory, out);
+	case MK_FMT_PNG:
+		return mk_error_set(MK_EINVAL, "'%s': PNG pictures cannot be read back as masks "
+				    "(use .txt, .json, .h5 or .npy)", path);
+	default:
+		return mk_error_set(MK_EINVAL, "'%s': unknown mask file type "
+				    "(use .txt, .json, .h5 or .npy)", path);
+	}
+}

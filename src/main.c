@@ -1,0 +1,42 @@
+/* maskkit: the command table and dispatch. */
+#include "config.h"
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static const struct mk_cmd *const mk_commands[] = {
+	&mk_cmd_gen, &mk_cmd_compose, &mk_cmd_measure, &mk_cmd_patterns,
+};
+#define MK_NCOMMANDS (sizeof mk_commands / sizeof *mk_commands)
+
+static void mk_main_usage(FILE *f)
+{
+	fprintf(f, "usage: maskkit <command> [options]\n\n"
+		   "Design, compose and measure Transformer attention masks.\n\n"
+		   "commands:\n");
+	for (size_t k = 0; k < MK_NCOMMANDS; k++)
+		fprintf(f, "  %-10s %s\n", mk_commands[k]->name, mk_commands[k]->summary);
+	fprintf(f, "\n'maskkit <command> --help' describes a command; 'maskkit --version' "
+		   "prints the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		mk_main_usage(stderr);
+		return MK_EXIT_USER;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		mk_main_usage(stdout);
+		return cli_finish(MK_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("maskkit %s\n", mk_version());
+		return cli_finish(MK_EXIT_OK);
+	}
+	for (size_t k = 0; k < MK_NCOMMANDS; k++)
+		if (!strcmp(argv[1], mk_commands[k]->name))
+			return cli_finish(mk_commands[k]->run(argc - 1, argv + 1));
+	fprintf(stderr, "maskkit: unknown command '%s' (see 'maskkit --help')\n", argv[1]);
+	return MK_EXIT_USER;
+}

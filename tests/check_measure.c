@@ -1,0 +1,186 @@
+/* Unit tests of the streaming measurement against brute force and closed forms. */
+#include "config.h"
+#include <check.h>
+#include <math.h>
+#include <string.h>
+#include "maskkit.h"
+#include "testutil.h"
+
+static const int64_t default_tiles[2] = {64, 128};
+
+static mk_expr *bound(const char *text, int64_t n)
+{
+	mk_expr *e;
+	mk_bind_opts o = {.n = n, .seed = 3, .need_cols = true};
+	ck_assert_msg(mk_expr_parse(text, &e) == MK_OK, "%s: %s", text, mk_error());
+	ck_assert_msg(mk_expr_bind(e, &o) == MK_OK, "%s: %s", text, mk_error());
+	return e;
+}
+
+static void measure(const char *text, int64_t n, const int64_t *tiles, size_t nt, mk_measure *r)
+{
+	mk_expr *e = bound(text, n);
+	ck_assert_msg(mk_measure_expr(e, tiles, nt, NULL, NULL, r) == MK_OK, "%s", mk_error());
+	mk_expr_free(e);
+}
+
+/* Everything measure reports, recomputed cell by cell from the materialised mask. */
+static void check_against_brute_force(const char *text, int64_t n, int64_t tile)
+{
+	mk_expr *e = bound(text, n);
+	mk_mask *m;
+	mk_measure r;
+	mk_tiles *t;
+	uint64_t count = 0, diag = 0, nonempty = 0, full = 0, cells = 0;
+	int64_t rmin = INT64_MAX, rmax = 0, empty = 0;
+	bool sym = true, causal = true, toep = true;
+	ck_assert_int_eq(mk_measure_expr(e, &tile, 1, NULL, NULL, &r), MK_OK);
+	ck_assert_int_eq(mk_expr_to_mask(e, &m), MK_OK);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t c = 0;
+		for (int64_t j = 0; j < n; j++) {
+			bool v = mk_mask_test(m, i, j);
+			c += v;
+			diag += v && i == j;
+			sym &= v == mk_mask_test(m, j, i);
+			causal &= !(v && j > i);
+			if (i + 1 < n && j + 1 < n)
+				toep &= v == mk_mask_test(m, i + 1, j + 1);
+		}
+		count += (uint64_t)c;
+		rmin = c < rmin ? c : rmin;
+		rmax = c > rmax ? c : rmax;
+		empty += c == 0;
+	}
+	ck_assert_int_eq(mk_mask_tiles(m, tile, &t), MK_OK);
+	for (int64_t bi = 0; bi < t->nb; bi++)
+		for (int64_t bj = 0; bj < t->nb; bj++) {
+			uint8_t s = t->state[bi * t->nb + bj];
+			nonempty += s != MK_TILE_EMPTY;
+			full += s == MK_TILE_FULL;
+			cells += s != MK_TILE_EMPTY ? mk_tiles_area(t, bi, bj) : 0;
+		}
+	ck_assert_uint_eq(r.count, count);
+	ck_assert_uint_eq(r.diag, diag);
+	ck_assert_int_eq(r.row_min, rmin);
+	ck_assert_int_eq(r.row_max, rmax);
+	ck_assert_int_eq(r.empty_rows, empty);
+	ck_assert_msg(r.symmetric == sym, "%s: symmetric", text);
+	ck_assert_msg(r.causal == causal, "%s: causal", text);
+	ck_assert_msg(r.toeplitz == toep, "%s: toeplitz", text);
+	ck_assert_uint_eq(r.tiles[0].nonempty, nonempty);
+	ck_assert_uint_eq(r.tiles[0].full, full);
+	ck_assert_uint_eq(r.tiles[0].cells_in_nonempty, cells);
+	mk_tiles_free(t);
+	mk_mask_free(m);
+	mk_expr_free(e);
+}
+
+START_TEST(matches_brute_force)
+{
+	static const char *exprs[] = {
+		"local2", "causal", "global2", "random1", "star", "logsparse", "strided",
+		"fixed", "longformer", "bigbird", "local2+global1+random1", "strided-diag",
+		"(local3+global1)&causal", "axis(rows=3)", "causal+~causal", "bigbird(block=8)",
+		"local1+axis(rows=900)", "diagonal(offsets=0,5)", "none"};
+	static const int64_t sizes[] = {1, 7, 64, 100, 1000};
+	static const int64_t tiles[] = {1, 16, 64, 96};
+	for (size_t k = 0; k < sizeof exprs / sizeof *exprs; k++)
+		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+			check_against_brute_force(exprs[k], sizes[s], tiles[(k + s) % 4]);
+}
+END_TEST
+
+START_TEST(local2_closed_form)
+{
+	/* d <= 2 has 5n - 6 cells, so rho = 1 - 5/n + 6/n^2 for every n >= 3 */
+	for (int64_t n = 3; n < 400; n += 37) {
+		mk_measure r;
+		double nn = (double)n;
+		measure("local2", n, default_tiles, 2, &r);
+		ck_assert_uint_eq(r.count, (uint64_t)(5 * n - 6));
+		ck_assert_double_eq_tol(r.sparsity, 1 - 5 / nn + 6 / (nn * nn), 1e-12);
+		/* without its diagonal local2 keeps 4n - 6 cells */
+		ck_assert_double_eq_tol(r.sparsity_nodiag, 1 - (4 * nn - 6) / (nn * nn), 1e-12);
+		ck_assert_int_eq(r.row_min, 3);
+		ck_assert_int_eq(r.row_max, 5);
+		ck_assert(r.symmetric && r.toeplitz && !r.causal);
+	}
+}
+END_TEST
+
+START_TEST(causal_closed_form_and_flags)
+{
+	mk_measure r;
+	measure("causal", 1000, default_tiles, 2, &r);
+	ck_assert_uint_eq(r.count, 1000 * 1001 / 2);
+	ck_assert(r.causal && r.toeplitz && !r.symmetric);
+	ck_assert_int_eq(r.row_min, 1);
+	ck_assert_int_eq(r.row_max, 1000);
+	/* 16 x 16 tiles of 64 (the last 40 wide): 16*17/2 non-empty, 16 diagonal ones partial */
+	ck_assert_uint_eq(r.tiles[0].nonempty, 136);
+	ck_assert_uint_eq(r.tiles[0].full, 120);
+}
+END_TEST
+
+START_TEST(empty_rows_are_flagged)
+{
+	mk_measure r;
+	measure("axis(rows=5)", 50, default_tiles, 2, &r);
+	ck_assert_int_eq(r.empty_rows, 49);
+	ck_assert_int_eq(r.first_empty_row, 0);
+	measure("local1-diag-axis(cols=0)", 50, default_tiles, 2, &r);
+	/* row 0 keeps only column 1; row 1 only column 2 (column 0 removed) */
+	ck_assert_int_eq(r.empty_rows, 0);
+	measure("diag&causal-diag", 50, default_tiles, 2, &r);
+	ck_assert_int_eq(r.empty_rows, 50);
+}
+END_TEST
+
+START_TEST(late_violations_are_found_across_chunks)
+{
+	/* the only asymmetric / non-Toeplitz rows sit far from row 0 */
+	mk_measure r;
+	measure("local1+axis(rows=7000)", 8000, default_tiles, 2, &r);
+	ck_assert(!r.toeplitz && !r.symmetric);
+	measure("local1+axis(rows=7000,cols=7000)", 8000, default_tiles, 2, &r);
+	ck_assert(!r.toeplitz && r.symmetric);
+}
+END_TEST
+
+START_TEST(streams_sizes_no_matrix_could_hold)
+{
+	/* n = 2^20: the bit matrix would be 128 GiB; streaming needs rows only */
+	mk_measure r;
+	int64_t n = MK_N_MAX;
+	measure("local2", n, default_tiles, 2, &r);
+	ck_assert_uint_eq(r.count, (uint64_t)(5 * n - 6));
+	ck_assert_uint_eq(r.tiles[1].nonempty, (uint64_t)(3 * (n / 128) - 2));
+}
+END_TEST
+
+START_TEST(rejects_bad_tile_sizes)
+{
+	mk_expr *e = bound("local1", 16);
+	mk_measure r;
+	int64_t bad = 0;
+	ck_assert_int_eq(mk_measure_expr(e, &bad, 1, NULL, NULL, &r), MK_EINVAL);
+	mk_expr_free(e);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("measure");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, matches_brute_force);
+	tcase_add_test(tc, local2_closed_form);
+	tcase_add_test(tc, causal_closed_form_and_flags);
+	tcase_add_test(tc, empty_rows_are_flagged);
+	tcase_add_test(tc, late_violations_are_found_across_chunks);
+	tcase_add_test(tc, streams_sizes_no_matrix_could_hold);
+	tcase_add_test(tc, rejects_bad_tile_sizes);
+	suite_add_tcase(s, tc);
+	return mk_test_main(s);
+}

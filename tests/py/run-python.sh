@@ -1,0 +1,8 @@
+#!/bin/sh
+# Runs a Python cross-check with the Python that has numpy and h5py; skips (77) without them.
+py=${PYTHON:-/usr/bin/python3}
+if ! "$py" -c 'import numpy, h5py' 2>/dev/null; then
+	echo "SKIP: $py lacks numpy/h5py (apt-get install python3-numpy python3-h5py)"
+	exit 77
+fi
+exec "$py" "$@"
