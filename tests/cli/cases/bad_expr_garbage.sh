@@ -1,0 +1,2 @@
+. "$(dirname "$0")/../lib.sh"
+bad_input out.json "$MASKKIT" gen 'local2 $ global1' --n 8 -o out.json

@@ -1,0 +1,2 @@
+. "$(dirname "$0")/../lib.sh"
+bad_input out.npy "$MASKKIT" gen local2 --n 8 --max-memory lots -o out.npy

@@ -1,0 +1,1 @@
+"$MASKKIT" gen local2 --n 8

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Runs every CLI case: cases/NAME.sh runs in a fresh scratch directory with
+# $MASKKIT set; its exit code must equal cases/NAME.exit, and its stdout and
+# stderr must equal cases/NAME.stdout.exact / NAME.stderr.exact when present.
+here=$(cd "$(dirname "$0")" && pwd)
+: "${MASKKIT:?MASKKIT must point at the maskkit binary}"
+export MASKKIT
+pass=0 fail=0
+for case in "$here"/cases/*.sh; do
+	name=$(basename "$case" .sh)
+	dir=$(mktemp -d)
+	(cd "$dir" && sh "$case" >stdout 2>stderr)
+	rc=$?
+	ok=1
+	want=$(cat "$here/cases/$name.exit" 2>/dev/null || echo 0)
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL $name: exit $rc, expected $want"; ok=0
+	fi
+	for stream in stdout stderr; do
+		exp="$here/cases/$name.$stream.exact"
+		if [ -f "$exp" ] && ! cmp -s "$exp" "$dir/$stream"; then
+			echo "FAIL $name: $stream differs"; diff "$exp" "$dir/$stream" | head -10; ok=0
+		fi
+	done
+	if [ $ok = 1 ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "--- stderr of $name:"; head -5 "$dir/stderr"
+	fi
+	rm -rf "$dir"
+done
+echo "cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
