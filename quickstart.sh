@@ -10,7 +10,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 PKGS=(build-essential autoconf automake libtool pkg-config
       libcjson-dev libpng-dev libhdf5-dev hdf5-tools check
-      python3 python3-numpy python3-h5py)
+      python3 python3-numpy python3-h5py time)
 
 say() { printf '== %s\n' "$*"; }
 

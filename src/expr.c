@@ -148,7 +148,7 @@ void mk_node_print(const mk_node *x, mk_sb *b, bool full, int parent_prec)
 
 static int mk_parse_error(const mk_parser *p, size_t pos, const char *what)
 {
-	return mk_error_set(MK_EINVAL, "expression '%s' at column %zu: %s", p->text, pos + 1, what);
+	return mk_expr_error(p->text, pos, what);
 }
 
 static void mk_skip(mk_parser *p)

@@ -41,6 +41,8 @@ void mk_node_free(mk_node *x);
 /* Appends the node as an expression, with all parameters when `full`. */
 void mk_node_print(const mk_node *x, mk_sb *b, bool full, int parent_prec);
 
+/* Sets an MK_EINVAL message naming the 1-based column of text[pos]. */
+int mk_expr_error(const char *text, size_t pos, const char *what);
 /* Parses one term's argument list "(...)" starting at s[*pos] == '('. */
 int mk_expr_parse_args(const char *text, size_t *pos, mk_term *t);
 /* Closest registered pattern name to `name` within a small edit distance, or NULL. */

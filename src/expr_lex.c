@@ -18,9 +18,20 @@ static void mk_skip_space(const char *s, size_t *pos)
 		(*pos)++;
 }
 
+int mk_expr_error(const char *text, size_t pos, const char *what)
+{
+	size_t len = strlen(text), lo;
+	/* a long expression is quoted around the column, so the line stays short */
+	if (len <= 60)
+		return mk_error_set(MK_EINVAL, "expression '%s' at column %zu: %s", text, pos + 1, what);
+	lo = pos > 30 ? pos - 30 : 0;
+	return mk_error_set(MK_EINVAL, "expression '%s%.60s%s' at column %zu: %s", lo ? "..." : "",
+			    text + lo, lo + 60 < len ? "..." : "", pos + 1, what);
+}
+
 static int mk_lex_error(const char *text, size_t pos, const char *what)
 {
-	return mk_error_set(MK_EINVAL, "expression '%s' at column %zu: %s", text, pos + 1, what);
+	return mk_expr_error(text, pos, what);
 }
 
 static int mk_lex_number(const char *text, size_t *pos, int64_t *out)

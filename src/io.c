@@ -101,6 +101,28 @@ static void mk_io_sync_dir(const char *path)
 	close(fd);
 }
 
+/* Creates PATH.tmp.XXXXXX beside target with the permissions the result
+ * should have. */
+static int mk_io_mktemp(const char *path, const char *target, const struct stat *st,
+			bool exists, char **tmp, int *fd)
+{
+	size_t len = strlen(target) + sizeof ".tmp.XXXXXX";
+
+	*tmp = malloc(len);
+	if (!*tmp)
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	snprintf(*tmp, len, "%s.tmp.XXXXXX", target);
+	*fd = mkstemp(*tmp);
+	if (*fd < 0) {
+		free(*tmp);
+		*tmp = NULL;
+		return mk_error_set(MK_EIO, "'%s': cannot create a temporary file beside it: %s",
+				    path, strerror(errno));
+	}
+	(void)fchmod(*fd, mk_io_new_mode(st, exists));
+	return MK_OK;
+}
+
 int mk_io_atomic(const char *path,
 		 int (*writer)(const char *tmp_path, void *arg), void *arg)
 {
@@ -108,17 +130,13 @@ int mk_io_atomic(const char *path,
 	const char *target = path;
 	struct stat st;
 	bool exists;
-	size_t len;
-	int fd = -1, ret;
+	int fd = -1, err, ret;
 
 	assert(path && writer);
 	/* Renaming over a symbolic link would replace the link, not the file
 	 * it points to. */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		resolved = realpath(path, NULL);
-		if (resolved)
-			target = resolved;
-	}
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (resolved = realpath(path, NULL)))
+		target = resolved;
 	exists = stat(target, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode)) {
 		ret = mk_error_set(MK_EIO, "'%s': is a directory", path);
@@ -130,32 +148,20 @@ int mk_io_atomic(const char *path,
 		ret = writer(target, arg);
 		goto out;
 	}
-	len = strlen(target) + sizeof ".tmp.XXXXXX";
-	tmp = malloc(len);
-	if (!tmp) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
-		goto out;
-	}
-	snprintf(tmp, len, "%s.tmp.XXXXXX", target);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = mk_error_set(MK_EIO, "'%s': cannot create a temporary file beside it: %s",
-				   path, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	(void)fchmod(fd, mk_io_new_mode(&st, exists));
-	ret = writer(tmp, arg);
+	ret = mk_io_mktemp(path, target, &st, exists, &tmp, &fd);
+	if (ret == MK_OK)
+		ret = writer(tmp, arg);
 	if (ret)
 		goto out;
 	/* The writer has closed its own handle; ours is the same inode. */
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		fd = -1;
-		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+	err = fsync(fd) != 0 ? errno : 0;
+	if (close(fd) != 0 && !err)
+		err = errno;
+	fd = -1;
+	if (err) {
+		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(err));
 		goto out;
 	}
-	fd = -1;
 	if (rename(tmp, target) != 0) {
 		ret = mk_error_set(MK_EIO, "'%s': cannot rename the temporary file over it: %s",
 				   path, strerror(errno));
@@ -219,19 +225,19 @@ static int mk_io_rows_open(const mk_expr *e, mk_rows *r, mk_cursor **cur)
 	return MK_OK;
 }
 
-/* Writers report I/O failures without a file name: they only know the
- * temporary path.  Name the file the user asked for. */
+/* Writers know only the temporary path, and size checks know no file at
+ * all; an expression may name several files, so say which one failed. */
 static int mk_io_name_error(int ret, const char *path)
 {
 	char msg[512];
-	if (ret != MK_EIO)
+
+	if (ret == MK_OK || strstr(mk_error(), path))
 		return ret;
 	snprintf(msg, sizeof msg, "%s", mk_error());
 	return mk_error_set(ret, "'%s': %s", path, msg);
 }
 
 struct mk_io_job {
-	const char *path; /* the name the user gave, for messages */
 	const mk_rows *rows;
 	const mk_write_opts *opts;
 	mk_format format;
@@ -244,17 +250,16 @@ static int mk_io_write_tmp(const char *tmp_path, void *arg)
 	int ret;
 
 	if (job->format == MK_FMT_H5)
-		return mk_io_name_error(mk_io_write_h5(job->rows, tmp_path, job->opts), job->path);
+		return mk_io_write_h5(job->rows, tmp_path, job->opts);
 	f = fopen(tmp_path, "wb");
 	if (!f)
-		return mk_error_set(MK_EIO, "'%s': cannot open for writing: %s", job->path,
-				    strerror(errno));
+		return mk_error_set(MK_EIO, "cannot open for writing: %s", strerror(errno));
 	ret = mk_io_stream_writer(job->format)(job->rows, f, job->opts);
 	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
 		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
 	if (fclose(f) != 0 && ret == MK_OK)
 		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
-	return mk_io_name_error(ret, job->path);
+	return ret;
 }
 
 int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
@@ -268,7 +273,7 @@ int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
 	assert(e && path);
 	if (!o)
 		o = &defaults;
-	job = (struct mk_io_job){.path = path, .rows = &rows, .opts = o, .format = o->format};
+	job = (struct mk_io_job){.rows = &rows, .opts = o, .format = o->format};
 	if (job.format == MK_FMT_NONE)
 		job.format = mk_format_from_path(path);
 	if (job.format == MK_FMT_NONE)
@@ -278,7 +283,7 @@ int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
 		return mk_error_set(MK_EINVAL, "unknown output format %d", (int)job.format);
 	ret = mk_io_rows_open(e, &rows, &cur);
 	if (ret == MK_OK)
-		ret = mk_io_atomic(path, mk_io_write_tmp, &job);
+		ret = mk_io_name_error(mk_io_atomic(path, mk_io_write_tmp, &job), path);
 	mk_cursor_free(cur);
 	return ret;
 }
@@ -311,10 +316,8 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
 
 /* ---- reading ------------------------------------------------------------ */
 
-int mk_mask_load(const char *path, uint64_t max_memory, mk_mask **out)
+static int mk_io_read(const char *path, uint64_t max_memory, mk_mask **out)
 {
-	assert(path && out);
-	*out = NULL;
 	switch (mk_format_from_path(path)) {
 	case MK_FMT_TXT: return mk_io_read_txt(path, max_memory, out);
 	case MK_FMT_JSON: return mk_io_read_json(path, max_memory, out);
@@ -327,4 +330,11 @@ int mk_mask_load(const char *path, uint64_t max_memory, mk_mask **out)
 		return mk_error_set(MK_EINVAL, "'%s': unknown mask file type "
 				    "(use .txt, .json, .h5 or .npy)", path);
 	}
+}
+
+int mk_mask_load(const char *path, uint64_t max_memory, mk_mask **out)
+{
+	assert(path && out);
+	*out = NULL;
+	return mk_io_name_error(mk_io_read(path, max_memory, out), path);
 }

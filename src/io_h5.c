@@ -10,7 +10,7 @@
  * file, of any integer, enum (h5py's bool) or float type: nonzero is set.
  *
  * HDF5 prints its error stack to stderr by default; the library must not
- * print, so every entry point turns that off while it runs.
+ * print, so every entry point turns that off.
  */
 #include "config.h"
 #include <errno.h>
@@ -24,21 +24,14 @@
 #define MK_H5_CHUNK_ROWS 256
 #define MK_H5_READ_BYTES ((int64_t)4 << 20)
 #define MK_H5_LIST 5 /* candidate datasets named in an error */
+#define MK_H5_MAX_ELEMENT 16 /* bytes in the widest number we read */
 
-struct mk_h5_quiet {
-	H5E_auto2_t func;
-	void *data;
-};
-
-static void mk_h5_quiet_begin(struct mk_h5_quiet *q)
+/* Not restored afterwards: after some corrupt files HDF5 fails to tidy up
+ * at exit, and with printing on it then writes its error stack to stderr
+ * from the exit handler, long after we returned a clean error. */
+static void mk_h5_silence(void)
 {
-	H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-static void mk_h5_quiet_end(const struct mk_h5_quiet *q)
-{
-	H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -183,7 +176,6 @@ int mk_io_write_h5(const mk_rows *r, const char *path, const mk_write_opts *o)
 {
 	int64_t n = r->n, chunk_rows = mk_h5_chunk_rows(n);
 	hid_t file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
-	struct mk_h5_quiet quiet;
 	uint64_t bytes, count = 0;
 	char what[64];
 	int ret;
@@ -194,7 +186,7 @@ int mk_io_write_h5(const mk_rows *r, const char *path, const mk_write_opts *o)
 		ret = mk_check_memory(bytes, o->max_memory, what);
 	if (ret)
 		return ret;
-	mk_h5_quiet_begin(&quiet);
+	mk_h5_silence();
 	file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	if (file < 0) {
 		ret = mk_error_set(MK_EIO, "HDF5 cannot create the file");
@@ -213,7 +205,6 @@ out:
 		ret = mk_error_set(MK_EIO, "HDF5 write failed (closing the dataset)");
 	if (file >= 0 && H5Fclose(file) < 0 && ret == MK_OK)
 		ret = mk_error_set(MK_EIO, "HDF5 write failed (closing the file)");
-	mk_h5_quiet_end(&quiet);
 	return ret;
 }
 
@@ -328,6 +319,23 @@ static int mk_h5_shape(hid_t dset, const char *path, const char *name, int64_t *
 	return MK_OK;
 }
 
+/* libhdf5 trusts a file's chunk sizes when it reads; a chunk larger than
+ * the dataset, which no valid file has, makes it read out of bounds. */
+static int mk_h5_check_chunks(hid_t dset, const char *path, const char *name, int64_t n)
+{
+	hid_t dcpl = H5Dget_create_plist(dset);
+	hsize_t chunk[2] = {0, 0};
+	bool ok = dcpl >= 0;
+
+	if (ok && H5Pget_layout(dcpl) == H5D_CHUNKED)
+		ok = H5Pget_chunk(dcpl, 2, chunk) == 2 && chunk[0] >= 1 && chunk[1] >= 1 &&
+		     chunk[0] <= (hsize_t)n && chunk[1] <= (hsize_t)n;
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return ok ? MK_OK : mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has a damaged layout",
+					 path, name);
+}
+
 /* The type to read into: the native form of an integer, enum or bitfield
  * type (nonzero bytes mean set), or double for any float. */
 static int mk_h5_memtype(hid_t dset, const char *path, const char *name, hid_t *mtype,
@@ -335,9 +343,16 @@ static int mk_h5_memtype(hid_t dset, const char *path, const char *name, hid_t *
 {
 	hid_t ftype = H5Dget_type(dset);
 	H5T_class_t cls = ftype >= 0 ? H5Tget_class(ftype) : H5T_NO_CLASS;
+	size_t fsize = ftype >= 0 ? H5Tget_size(ftype) : 0;
 
 	*mtype = H5I_INVALID_HID;
 	*is_float = cls == H5T_FLOAT;
+	if (fsize == 0 || fsize > MK_H5_MAX_ELEMENT) {
+		if (ftype >= 0)
+			H5Tclose(ftype);
+		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has %zu-byte elements; expected "
+				    "numbers of at most %d bytes", path, name, fsize, MK_H5_MAX_ELEMENT);
+	}
 	if (cls == H5T_INTEGER || cls == H5T_ENUM || cls == H5T_BITFIELD)
 		*mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
 	else if (cls == H5T_FLOAT)
@@ -445,14 +460,13 @@ static int mk_h5_probe(const char *path)
 int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out)
 {
 	hid_t file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
-	struct mk_h5_quiet quiet;
 	mk_mask *m = NULL;
 	char name[256];
 	int64_t n = 0;
 	int ret;
 
 	*out = NULL;
-	mk_h5_quiet_begin(&quiet);
+	mk_h5_silence();
 	ret = mk_h5_probe(path);
 	if (ret)
 		goto out;
@@ -464,6 +478,8 @@ int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out)
 	ret = mk_h5_open_mask(file, path, &dset, name, sizeof name);
 	if (ret == MK_OK)
 		ret = mk_h5_shape(dset, path, name, &n);
+	if (ret == MK_OK)
+		ret = mk_h5_check_chunks(dset, path, name, n);
 	if (ret == MK_OK)
 		ret = mk_mask_new(n, max_memory, &m);
 	if (ret == MK_OK)
@@ -478,6 +494,5 @@ out:
 		H5Dclose(dset);
 	if (file >= 0)
 		H5Fclose(file);
-	mk_h5_quiet_end(&quiet);
 	return ret;
 }

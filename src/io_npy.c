@@ -329,7 +329,9 @@ static int mk_npy_check(struct mk_npy *h, FILE *f, uint64_t offset)
 		return mk_error_set(MK_EFORMAT, "'%s': shape %s is not square 2-D; a mask is n x n",
 				    h->path, shape);
 	}
-	ret = mk_check_n(h->shape[0], "the mask's n");
+	if (h->shape[0] == 0)
+		return mk_error_set(MK_EFORMAT, "'%s': the array is empty (0 x 0)", h->path);
+	ret = mk_check_n(h->shape[0], "n");
 	if (ret)
 		return ret;
 	if (fstat(fileno(f), &st) != 0)

@@ -82,12 +82,15 @@ START_TEST(matches_brute_force)
 		"local2", "causal", "global2", "random1", "star", "logsparse", "strided",
 		"fixed", "longformer", "bigbird", "local2+global1+random1", "strided-diag",
 		"(local3+global1)&causal", "axis(rows=3)", "causal+~causal", "bigbird(block=8)",
-		"local1+axis(rows=900)", "diagonal(offsets=0,5)", "none"};
-	static const int64_t sizes[] = {1, 7, 64, 100, 1000};
+		"diagonal(offsets=0,5)", "none", "local1+axis(rows=6)"};
+	static const int64_t sizes[] = {7, 64, 100, 1000};
 	static const int64_t tiles[] = {1, 16, 64, 96};
 	for (size_t k = 0; k < sizeof exprs / sizeof *exprs; k++)
 		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
 			check_against_brute_force(exprs[k], sizes[s], tiles[(k + s) % 4]);
+	/* n = 1: patterns without explicit positions */
+	for (size_t k = 0; k < 13; k++)
+		check_against_brute_force(exprs[k], 1, 1);
 }
 END_TEST
 
@@ -103,7 +106,7 @@ START_TEST(local2_closed_form)
 		/* without its diagonal local2 keeps 4n - 6 cells */
 		ck_assert_double_eq_tol(r.sparsity_nodiag, 1 - (4 * nn - 6) / (nn * nn), 1e-12);
 		ck_assert_int_eq(r.row_min, 3);
-		ck_assert_int_eq(r.row_max, 5);
+		ck_assert_int_eq(r.row_max, n >= 5 ? 5 : n);
 		ck_assert(r.symmetric && r.toeplitz && !r.causal);
 	}
 }
