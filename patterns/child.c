@@ -84,11 +84,15 @@ static void strided_residue(const mk_term *t, int64_t r, int64_t lo, int64_t hi,
 		return;
 	}
 	/* The multiples shifted up by r < l < 64, carrying across words. */
-	for (int64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
-		uint64_t x = mult[w] << r;
-		if (r && w > 0)
-			x |= mult[w - 1] >> (64 - r);
-		dst[w] |= x;
+	if (r == 0) {
+		mk_bits_or(dst + (lo >> 6), mult + (lo >> 6),
+			   (size_t)(((hi - 1) >> 6) - (lo >> 6) + 1));
+	} else {
+		int64_t w = lo >> 6;
+		if (w == 0)
+			dst[w++] |= mult[0] << r;
+		for (; w <= (hi - 1) >> 6; w++)
+			dst[w] |= mult[w] << r | mult[w - 1] >> (64 - r);
 	}
 	child_clip(dst, lo, hi);
 }
@@ -137,13 +141,12 @@ static int fixed_bind(mk_term *t)
 	sum = calloc(mk_words(t->n), sizeof *sum);
 	if (!sum)
 		return mk_error_set(MK_ENOMEM, "out of memory for 'fixed'");
-	/* Written so that base + l cannot overflow when l is huge. */
+	/* Compared with room, not added to base, since l may be near INT64_MAX
+	 * (base + l only runs once l < n or base = 0, so cannot overflow). */
 	for (int64_t base = 0; base < t->n; base += l) {
 		int64_t room = t->n - base;
 		mk_bits_set_range(sum, l - c < room ? base + l - c : t->n,
 				  l < room ? base + l : t->n);
-		if (l >= room)
-			break;
 	}
 	t->priv = sum;
 	return MK_OK;

@@ -1,19 +1,19 @@
 /*
- * Block layouts in the shape of FlexAttention's BlockMask, as JSON:
+ * Block layouts with the fields and meaning of FlexAttention's BlockMask, as JSON:
  *   {"format":"maskkit-blocks","version":1,"expr":...,"params":...,"n":N,
  *    "seed":S,"block":B,"num_blocks":nb,
- *    "kv_indices":[[kb,...],...],"kv_num_blocks":[...],
- *    "full_kv_indices":[[kb,...],...],"full_kv_num_blocks":[...]}
- * For query block qb, kv_indices[qb] lists every key block holding at least
- * one set cell, in increasing order, and full_kv_indices[qb] those in which
- * every cell that exists is set (the last row and column of blocks are
- * partial when B does not divide n).
+ *    "kv_num_blocks":[...],"kv_indices":[[kb,...],...],            partial blocks
+ *    "full_kv_num_blocks":[...],"full_kv_indices":[[kb,...],...],  full blocks
+ *    "nonempty_num_blocks":[...],"nonempty_indices":[[kb,...],...]} both
+ * As in BlockMask, kv_indices and full_kv_indices are disjoint (a kernel
+ * applies the mask only inside partial blocks and skips empty ones), and a
+ * block cut by the end of the sequence is never full: FlexAttention pads it
+ * with masked-out cells.
  *
  * Rows are streamed: each query block's B rows are ORed (any cell set) and
  * ANDed (every cell set) into two accumulator rows, and each key block's
- * range is tested in those.  kv_indices is written as it is found; the full
- * blocks are kept as an nb x nb bit matrix (nb^2 / 8 bytes, checked against
- * max_memory) and written after, so nothing else grows with n^2.
+ * range is tested in those.  The layout is kept as two nb x nb bit matrices
+ * (nb^2 / 4 bytes, checked against max_memory) and written at the end.
  */
 #include "config.h"
 #include <errno.h>
@@ -30,8 +30,8 @@ struct mk_blocks {
 	FILE *f;
 	int64_t block, nb;
 	uint64_t *row, *any, *all; /* one row and the two accumulators */
-	int64_t *nonempty, *nfull; /* kv_num_blocks, full_kv_num_blocks */
-	mk_mask *full;             /* nb x nb: full key blocks of each query block */
+	uint64_t *list;            /* one query block's key blocks */
+	mk_mask *nonempty, *full;  /* nb x nb: key blocks of each query block */
 };
 
 /* A JSON literal for s (null when s is NULL), escaped by cJSON. */
@@ -77,51 +77,51 @@ static void mk_blocks_reduce(struct mk_blocks *b, int64_t qb)
 	}
 }
 
-/* Writes kv_indices[qb] and records its count and full blocks. */
+/* Records the non-empty and full key blocks of query block qb. */
 static void mk_blocks_query(struct mk_blocks *b, int64_t qb)
 {
-	int64_t n = b->r->n, count = 0;
+	int64_t n = b->r->n;
+	bool ragged_q = (qb + 1) * b->block > n;
 
 	mk_blocks_reduce(b, qb);
-	fputc('[', b->f);
 	for (int64_t kb = 0; kb < b->nb; kb++) {
 		int64_t j0 = kb * b->block, j1 = j0 + b->block < n ? j0 + b->block : n;
 		if (!mk_bits_any_range(b->any, j0, j1))
 			continue;
-		fprintf(b->f, count++ ? ",%" PRId64 : "%" PRId64, kb);
-		if (mk_bits_all_range(b->all, j0, j1))
+		mk_bit_set(mk_mask_row(b->nonempty, qb), kb);
+		if (!ragged_q && j1 - j0 == b->block && mk_bits_all_range(b->all, j0, j1))
 			mk_bit_set(mk_mask_row(b->full, qb), kb);
 	}
-	fputs(qb + 1 < b->nb ? "],\n" : "]\n", b->f);
-	b->nonempty[qb] = count;
 }
 
-static void mk_blocks_counts(FILE *f, const char *key, const int64_t *v, int64_t nb,
-			     const char *end)
-{
-	fprintf(f, "\"%s\":[", key);
-	for (int64_t k = 0; k < nb; k++)
-		fprintf(f, k ? ",%" PRId64 : "%" PRId64, v[k]);
-	fputs(end, f);
-}
-
-static void mk_blocks_full(struct mk_blocks *b)
+/* Writes "<prefix>num_blocks" and "<prefix>indices" for the rows of sel,
+ * minus the rows of drop when drop is given. */
+static void mk_blocks_lists(struct mk_blocks *b, const char *prefix, const mk_mask *sel,
+			    const mk_mask *drop, bool last)
 {
 	size_t nw = mk_words(b->nb);
 
-	fputs("\"full_kv_indices\":[\n", b->f);
+	fprintf(b->f, "\"%snum_blocks\":[", prefix);
 	for (int64_t qb = 0; qb < b->nb; qb++) {
-		const uint64_t *w = mk_mask_crow(b->full, qb);
+		memcpy(b->list, mk_mask_crow(sel, qb), nw * sizeof *b->list);
+		if (drop)
+			mk_bits_andnot(b->list, mk_mask_crow(drop, qb), nw);
+		fprintf(b->f, qb ? ",%" PRIu64 : "%" PRIu64, mk_bits_count(b->list, nw));
+	}
+	fprintf(b->f, "],\n\"%sindices\":[\n", prefix);
+	for (int64_t qb = 0; qb < b->nb; qb++) {
 		int64_t count = 0;
+		memcpy(b->list, mk_mask_crow(sel, qb), nw * sizeof *b->list);
+		if (drop)
+			mk_bits_andnot(b->list, mk_mask_crow(drop, qb), nw);
 		fputc('[', b->f);
 		for (size_t k = 0; k < nw; k++)
-			for (uint64_t x = w[k]; x; x &= x - 1)
+			for (uint64_t x = b->list[k]; x; x &= x - 1)
 				fprintf(b->f, count++ ? ",%zu" : "%zu",
 					k * 64 + (size_t)__builtin_ctzll(x));
 		fputs(qb + 1 < b->nb ? "],\n" : "]\n", b->f);
-		b->nfull[qb] = count;
 	}
-	fputs("],\n", b->f);
+	fputs(last ? "]}\n" : "],\n", b->f);
 }
 
 static int mk_blocks_alloc(struct mk_blocks *b, uint64_t max_memory)
@@ -133,19 +133,20 @@ static int mk_blocks_alloc(struct mk_blocks *b, uint64_t max_memory)
 
 	snprintf(what, sizeof what, "the block layout of n = %" PRId64 " at block %" PRId64,
 		 b->r->n, b->block);
-	ret = mk_mul_u64((uint64_t)b->nb, mk_words(b->nb) * sizeof(uint64_t), &bytes);
+	ret = mk_mul_u64((uint64_t)b->nb, 2 * mk_words(b->nb) * sizeof(uint64_t), &bytes);
 	if (ret == MK_OK)
 		ret = mk_check_memory(bytes, max_memory, what);
 	if (ret == MK_OK)
 		ret = mk_mask_new(b->nb, max_memory, &b->full);
+	if (ret == MK_OK)
+		ret = mk_mask_new(b->nb, max_memory, &b->nonempty);
 	if (ret)
 		return ret;
 	b->row = malloc(nw * sizeof *b->row);
 	b->any = malloc(nw * sizeof *b->any);
 	b->all = malloc(nw * sizeof *b->all);
-	b->nonempty = malloc((size_t)b->nb * sizeof *b->nonempty);
-	b->nfull = malloc((size_t)b->nb * sizeof *b->nfull);
-	if (!b->row || !b->any || !b->all || !b->nonempty || !b->nfull)
+	b->list = malloc(mk_words(b->nb) * sizeof *b->list);
+	if (!b->row || !b->any || !b->all || !b->list)
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	return MK_OK;
 }
@@ -164,21 +165,19 @@ int mk_io_write_blocks(const mk_rows *r, FILE *f, const mk_write_opts *o)
 		ret = mk_blocks_header(&b, o);
 	if (ret)
 		goto out;
-	fputs("\"kv_indices\":[\n", f);
-	for (int64_t qb = 0; qb < b.nb && !ferror(f); qb++)
+	for (int64_t qb = 0; qb < b.nb; qb++)
 		mk_blocks_query(&b, qb);
-	fputs("],\n", f);
-	mk_blocks_counts(f, "kv_num_blocks", b.nonempty, b.nb, "],\n");
-	mk_blocks_full(&b);
-	mk_blocks_counts(f, "full_kv_num_blocks", b.nfull, b.nb, "]}\n");
+	mk_blocks_lists(&b, "kv_", b.nonempty, b.full, false);
+	mk_blocks_lists(&b, "full_kv_", b.full, NULL, false);
+	mk_blocks_lists(&b, "nonempty_", b.nonempty, NULL, true);
 	if (ferror(f))
 		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
 out:
 	free(b.row);
 	free(b.any);
 	free(b.all);
-	free(b.nonempty);
-	free(b.nfull);
+	free(b.list);
+	mk_mask_free(b.nonempty);
 	mk_mask_free(b.full);
 	return ret;
 }

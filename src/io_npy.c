@@ -12,6 +12,7 @@
  * its k-th stored line is column k of the mask.
  */
 #include "config.h"
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -71,7 +72,8 @@ int mk_io_write_npy(const mk_rows *r, FILE *f, const mk_write_opts *o)
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (hlen == 0 || fwrite(head, 1, hlen, f) != hlen)
+	assert(hlen > 0);
+	if (fwrite(head, 1, hlen, f) != hlen)
 		goto fail;
 	for (int64_t i = 0; i < n; i++) {
 		r->row(r->ctx, i, row);

@@ -341,14 +341,17 @@ END_TEST
 static const char *blocks_mask = "####..../####..../####.#../####..../"
 				 "....###./....####/....####/....####";
 
-/* The layouts of blocks_mask, worked out by hand. */
+/* The layouts of blocks_mask, worked out by hand: kv = partial blocks only
+ * (disjoint from full, as in FlexAttention's BlockMask), nonempty = both. */
 static const struct {
 	int64_t block;
-	const char *nb, *kv, *kv_num, *full, *full_num;
+	const char *nb, *kv, *kv_num, *full, *full_num, *ne, *ne_num;
 } layouts[] = {
-	{4, "2", "[[0,1],[1]]", "[2,1]", "[[0],[]]", "[1,0]"},
-	/* 8 = 3 + 3 + 2: the 2 x 2 corner tile is full though it is not 3 x 3 */
-	{3, "3", "[[0,1],[0,1,2],[1,2]]", "[2,3,2]", "[[0],[],[2]]", "[1,0,1]"},
+	{4, "2", "[[1],[1]]", "[1,1]", "[[0],[]]", "[1,0]", "[[0,1],[1]]", "[2,1]"},
+	/* 8 = 3 + 3 + 2: the 2 x 2 corner tile has every cell set, but a block cut
+	 * by the end of the sequence is never full (FlexAttention pads it) */
+	{3, "3", "[[1],[0,1,2],[1,2]]", "[1,3,2]", "[[0],[],[]]", "[1,0,0]",
+	 "[[0,1],[0,1,2],[1,2]]", "[2,3,2]"},
 };
 
 START_TEST(blocks_layout)
@@ -367,6 +370,8 @@ START_TEST(blocks_layout)
 	expect_json(root, "kv_num_blocks", layouts[_i].kv_num);
 	expect_json(root, "full_kv_indices", layouts[_i].full);
 	expect_json(root, "full_kv_num_blocks", layouts[_i].full_num);
+	expect_json(root, "nonempty_indices", layouts[_i].ne);
+	expect_json(root, "nonempty_num_blocks", layouts[_i].ne_num);
 	cJSON_Delete(root);
 	mk_mask_free(m);
 }

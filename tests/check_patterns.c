@@ -14,6 +14,14 @@
 
 /* ---- helpers ---- */
 
+/* ck_assert records a mark point even when it passes, far too slow inside
+ * loops over cells: those test plainly and report only failures. */
+#define CHECK(cond, ...)                          \
+	do {                                      \
+		if (!(cond))                      \
+			ck_abort_msg(__VA_ARGS__); \
+	} while (0)
+
 #define MAX_LIST 64
 #define TEST_NMAX 4096
 
@@ -80,13 +88,12 @@ static void mask_line(const mk_term *t, int64_t k, bool by_col, bool *m)
 	void (*fn)(const mk_term *, int64_t, uint64_t *) = t->def->row;
 	if (by_col && t->def->col)
 		fn = t->def->col;
-	ck_assert(t->n <= TEST_NMAX);
+	CHECK(t->n <= TEST_NMAX, "n too large for the test");
 	memset(buf, 0, (nw + 1) * sizeof *buf);
 	fn(t, k, buf);
-	ck_assert_msg(buf[nw] == 0, "%s wrote past its row", t->def->info.name);
+	CHECK(buf[nw] == 0, "%s wrote past its row", t->def->info.name);
 	if (t->n & 63)
-		ck_assert_msg((buf[nw - 1] >> (t->n & 63)) == 0, "%s set bits >= n",
-			      t->def->info.name);
+		CHECK((buf[nw - 1] >> (t->n & 63)) == 0, "%s set bits >= n", t->def->info.name);
 	for (int64_t j = 0; j < t->n; j++)
 		m[k * t->n + j] = mk_bit_test(buf, j);
 }
@@ -180,6 +187,40 @@ START_TEST(test_term_defaults)
 	ck_assert_uint_eq(t.p[3].len, 0); /* tokens default "" */
 	mk_term_clear(&t);
 	mk_term_clear(&t); /* clearing twice is harmless */
+}
+END_TEST
+
+/* Defaults of every kind, on a made-up pattern. */
+static const mk_param_info fake_params[] = {
+	{"xs", "list", "1,22,-3", "a list"},
+	{"e", "list", NULL, "an empty list"},
+	{"k", "int", "17", "an int"},
+	{"b", "bool", "1", "a bool"},
+	{"r", "int", NULL, "no default"},
+};
+static const mk_pattern_def fake_def = {
+	.info = {.name = "fake", .summary = "test", .params = fake_params, .nparams = 5},
+};
+static const mk_param_info bad_params[] = {{"b", "bool", "2", "not a bool"}};
+static const mk_pattern_def bad_def = {
+	.info = {.name = "bad", .summary = "test", .params = bad_params, .nparams = 1},
+};
+
+START_TEST(test_term_parse)
+{
+	mk_term t;
+	ck_assert_int_eq(mk_term_init(&t, &fake_def), MK_OK);
+	ck_assert_uint_eq(t.p[0].len, 3);
+	ck_assert_int_eq(t.p[0].list[0], 1);
+	ck_assert_int_eq(t.p[0].list[1], 22);
+	ck_assert_int_eq(t.p[0].list[2], -3);
+	ck_assert_uint_eq(t.p[1].len, 0);
+	ck_assert_int_eq(t.p[2].i, 17);
+	ck_assert_int_eq(t.p[3].i, 1);
+	ck_assert_int_eq(t.p[4].i, 0);
+	mk_term_clear(&t);
+	ck_assert_int_eq(mk_term_init(&t, &bad_def), MK_EINTERNAL);
+	ck_assert(strstr(mk_error(), "'b'") != NULL);
 }
 END_TEST
 
@@ -277,9 +318,9 @@ static void hand_expect(const hand_case *hc, const bool *m)
 {
 	for (int i = 0; i < 8; i++)
 		for (int j = 0; j < 8; j++)
-			ck_assert_msg(m[i * 8 + j] == (hc->pic[i][j] == '#'),
-				      "%s(%s) at n = 8: cell (%d, %d) should be '%c'", hc->name,
-				      hc->params, i, j, hc->pic[i][j]);
+			CHECK(m[i * 8 + j] == (hc->pic[i][j] == '#'),
+			      "%s(%s) at n = 8: cell (%d, %d) should be '%c'", hc->name,
+			      hc->params, i, j, hc->pic[i][j]);
 }
 
 START_TEST(test_hand)
@@ -401,9 +442,9 @@ START_TEST(test_brute)
 		bool *m = mask_of(bc->name, bc->params, n, 0);
 		for (int64_t i = 0; i < n; i++)
 			for (int64_t j = 0; j < n; j++)
-				ck_assert_msg(m[i * n + j] == bc->def(i, j, bc->a),
-					      "%s(%s) at n = %lld: cell (%lld, %lld)", bc->name,
-					      bc->params, (long long)n, (long long)i, (long long)j);
+				CHECK(m[i * n + j] == bc->def(i, j, bc->a),
+				      "%s(%s) at n = %lld: cell (%lld, %lld)", bc->name,
+				      bc->params, (long long)n, (long long)i, (long long)j);
 		free(m);
 	}
 }
@@ -426,7 +467,15 @@ START_TEST(test_random_rows)
 		int c = 0;
 		for (int64_t j = 0; j < 100; j++)
 			c += a[i * 100 + j];
-		ck_assert_int_eq(c, 6); /* 6 distinct keys: a repeat would give fewer */
+		CHECK(c == 6, "row %lld: %d keys", (long long)i, c); /* a repeat gives fewer */
+	}
+	/* the documented stream: row i is draw (seed, tag 1, i) */
+	for (int64_t i = 0; i < 100; i++) {
+		uint64_t row[2] = {0, 0};
+		mk_draw_row(42, 1, i, 6, 100, row);
+		for (int64_t j = 0; j < 100; j++)
+			CHECK(a[i * 100 + j] == mk_bit_test(row, j), "(%lld, %lld)", (long long)i,
+			      (long long)j);
 	}
 	b = mask_of("random", "size=3", 100, 42);
 	expect_same(a, b, 100, true);
@@ -454,7 +503,7 @@ START_TEST(test_random_uniform)
 	for (int64_t i = 0; i < ROWS; i++) {
 		row[0] = 0;
 		mk_draw_row(1234, 1, i, K, N, row);
-		ck_assert_int_eq(__builtin_popcountll(row[0]), K);
+		CHECK(__builtin_popcountll(row[0]) == K, "row %lld", (long long)i);
 		for (int j = 0; j < N; j++)
 			hits[j] += (int64_t)((row[0] >> j) & 1);
 	}
@@ -479,10 +528,11 @@ START_TEST(test_draw_positions)
 	enum { SEEDS = 4000, N = 40, K = 5 };
 	int64_t out[N], hits[N] = {0};
 	for (uint64_t s = 0; s < SEEDS; s++) {
-		ck_assert_int_eq(mk_draw_positions(s, 3, K, N, out), K);
+		CHECK(mk_draw_positions(s, 3, K, N, out) == K, "seed %llu", (unsigned long long)s);
 		for (int k = 0; k < K; k++) {
-			ck_assert(out[k] >= 0 && out[k] < N);
-			ck_assert(k == 0 || out[k] > out[k - 1]); /* sorted and distinct */
+			CHECK(out[k] >= 0 && out[k] < N, "seed %llu", (unsigned long long)s);
+			CHECK(k == 0 || out[k] > out[k - 1], /* sorted and distinct */
+			      "seed %llu", (unsigned long long)s);
 			hits[out[k]]++;
 		}
 	}
@@ -509,7 +559,8 @@ START_TEST(test_randcols)
 		for (int64_t i = 0; i < n; i++) {
 			row[0] = 0;
 			mk_draw_row(7, 1, i, 3, n, row);
-			ck_assert(mk_bit_test(row, j) == mk_bit_test(col, i));
+			CHECK(mk_bit_test(row, j) == mk_bit_test(col, i), "(%lld, %lld)",
+			      (long long)i, (long long)j);
 		}
 	}
 	mk_randcols_free(rc);
@@ -540,7 +591,15 @@ START_TEST(test_longformer_positions)
 		/* the rest is the band d <= 2 and the global columns */
 		for (int64_t i = 0; i < N; i++)
 			for (int64_t j = 0; j < N; j++)
-				ck_assert(m[i * N + j] == (full[i] || full[j] || absdiff(i, j) <= 2));
+				CHECK(m[i * N + j] == (full[i] || full[j] || absdiff(i, j) <= 2),
+				      "seed %llu: cell (%lld, %lld)", (unsigned long long)seed,
+				      (long long)i, (long long)j);
+		/* the documented stream: positions (seed, tag 3) */
+		int64_t pos[2], q = 0;
+		ck_assert_int_eq(mk_draw_positions(seed, 3, 2, N, pos), 2);
+		for (int64_t i = 0; i < N; i++)
+			if (full[i])
+				ck_assert_int_eq(pos[q++], i);
 		if (seed == 0)
 			memcpy(full0, full, sizeof full);
 		else
@@ -559,8 +618,8 @@ static void expect_bigbird_union(const char *params, int64_t n, uint64_t seed)
 	bool *r = mask_of("random", "size=1", n, seed);
 	bool *g = mask_of("global", "g=2", n, seed);
 	for (int64_t k = 0; k < n * n; k++)
-		ck_assert_msg(bb[k] == (l[k] || r[k] || g[k]), "bigbird(%s) at n = %lld, seed %llu",
-			      params, (long long)n, (unsigned long long)seed);
+		CHECK(bb[k] == (l[k] || r[k] || g[k]), "bigbird(%s) at n = %lld, seed %llu",
+		      params, (long long)n, (unsigned long long)seed);
 	free(bb);
 	free(l);
 	free(r);
@@ -618,9 +677,9 @@ static void expect_transpose(const mk_term *t)
 	bool *rows = mask_lines(t, false), *cols = mask_lines(t, true);
 	for (int64_t i = 0; i < n; i++)
 		for (int64_t j = 0; j < n; j++)
-			ck_assert_msg(rows[i * n + j] == cols[j * n + i],
-				      "%s at n = %lld: col %lld disagrees at row %lld",
-				      t->def->info.name, (long long)n, (long long)j, (long long)i);
+			CHECK(rows[i * n + j] == cols[j * n + i],
+			      "%s at n = %lld: col %lld disagrees at row %lld",
+			      t->def->info.name, (long long)n, (long long)j, (long long)i);
 	free(rows);
 	free(cols);
 }
@@ -684,17 +743,17 @@ START_TEST(test_clipping)
 	/* counts beyond n are clipped (without overflow), never errors */
 	static const struct { const char *name, *params; uint64_t count; } cases[] = {
 		{"global", "g=20", 64},
-		{"local", "w=4000000000000000000", 64},
-		{"strided", "l=4000000000000000000", 64},
-		{"strided", "l=4000000000000000000 causal=1", 36},
-		{"fixed", "l=4000000000000000000", 64},
-		{"fixed", "l=4000000000000000000 c=4000000000000000000 causal=1", 36},
-		{"random", "size=4000000000000000000", 64},
+		{"local", "w=9223372036854775807", 64},
+		{"strided", "l=9223372036854775807", 64},
+		{"strided", "l=9223372036854775807 causal=1", 36},
+		{"fixed", "l=9223372036854775807", 64},
+		{"fixed", "l=9223372036854775807 c=9223372036854775807 causal=1", 36},
+		{"random", "size=9223372036854775807", 64},
 		{"longformer", "g=100 w=0", 64},
-		{"longformer", "g=0 w=4000000000000000000", 64},
+		{"longformer", "g=0 w=9223372036854775807", 64},
 		{"longformer", "g=0 w=0", 8},
-		{"bigbird", "w=0 r=4000000000000000000 g=0", 64},
-		{"bigbird", "w=0 r=0 g=4000000000000000000", 64},
+		{"bigbird", "w=0 r=9223372036854775807 g=0", 64},
+		{"bigbird", "w=0 r=0 g=9223372036854775807", 64},
 		{"diagonal", "offsets=8,100", 0},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
@@ -737,6 +796,7 @@ static Suite *patterns_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_registry);
 	tcase_add_test(tc, test_term_defaults);
+	tcase_add_test(tc, test_term_parse);
 	tcase_add_loop_test(tc, test_hand, 0, NHAND);
 	tcase_add_test(tc, test_hand_coverage);
 	tcase_add_test(tc, test_closed_forms);

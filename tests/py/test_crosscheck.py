@@ -194,6 +194,25 @@ def test_png(tmp):
         check(png_size(p) == (side, side), f"png n={n}: {png_size(p)} expected {side}")
 
 
+def test_blocks_like_flexattention(tmp):
+    """The blocks file against FlexAttention's rule: pad the mask with False to
+    whole blocks, sum each tile; full = B*B, partial = between; kv lists partial."""
+    for expr, n, b in (("causal", 100, 16), ("bigbird", 128, 32), ("local3+global1", 70, 8),
+                       ("fixed(l=16)", 64, 16)):
+        m = load_npy(expr, n, tmp)
+        out = os.path.join(tmp, "b.json")
+        run("gen", expr, "--n", str(n), "--format", "blocks", "--block", str(b), "-o", out)
+        with open(out) as f:
+            d = json.load(f)
+        nb = -(-n // b)
+        sums = np.pad(m, (0, nb * b - n)).reshape(nb, b, nb, b).sum(axis=(1, 3))
+        full = [list(np.where(r == b * b)[0]) for r in sums]
+        part = [list(np.where((r > 0) & (r < b * b))[0]) for r in sums]
+        check(d["num_blocks"] == nb and d["full_kv_indices"] == full and d["kv_indices"] == part
+              and d["kv_num_blocks"] == [len(x) for x in part]
+              and d["full_kv_num_blocks"] == [len(x) for x in full], f"blocks {expr} n={n} B={b}")
+
+
 def measure_count(expr, n):
     return json.loads(run("measure", expr, "--n", str(n), "--json", "--tile", "64"))["count"]
 
@@ -238,7 +257,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for test in (test_deterministic_patterns, test_block_layouts, test_random_patterns,
                      test_npy_count_matches_measure, test_h5_and_json, test_png,
-                     test_library_conventions):
+                     test_library_conventions, test_blocks_like_flexattention):
             test(tmp)
     print(f"crosscheck: {passed} passed, {failures} failed")
     return 1 if failures else 0
