@@ -77,13 +77,14 @@ static const mk_param_info bb_params[] = {
 	{"w", "int", "1", "window: neighbours on each side of the diagonal"},
 	{"r", "int", "2", "random keys per query"},
 	{"g", "int", "2", "number of global tokens, the first g"},
-	{"seed", "int", "0", "seed of the random keys (default: the global --seed)"},
+	{"seed", "int", "0", "seed of the random keys (else the global --seed)"},
 };
 
 const mk_pattern_def mk_pat_bigbird = {
 	.info = {
 		.name = "bigbird",
-		.summary = "d <= w, plus r random keys per query and the first g tokens global",
+		.summary = "d <= w, r random keys per query, and the first g tokens global "
+			   "(BigBird)",
 		.params = bb_params,
 		.nparams = sizeof bb_params / sizeof bb_params[0],
 	},

@@ -203,7 +203,7 @@ static const mk_param_info fixed_params[] = {
 const mk_pattern_def mk_pat_strided = {
 	.info = {
 		.name = "strided",
-		.summary = "d < l or d mod l = 0: Sparse Transformer, strided; causal keeps j <= i",
+		.summary = "d < l or d mod l = 0: a band and every l-th key (Sparse Transformer)",
 		.shorthand = "l",
 		.params = strided_params,
 		.nparams = sizeof strided_params / sizeof strided_params[0],
@@ -218,8 +218,8 @@ const mk_pattern_def mk_pat_strided = {
 const mk_pattern_def mk_pat_fixed = {
 	.info = {
 		.name = "fixed",
-		.summary = "same block of l, or j mod l >= l - c: Sparse Transformer, fixed; "
-			   "causal keeps j <= i",
+		.summary = "floor(i/l) = floor(j/l) or j mod l >= l - c "
+			   "(Sparse Transformer, fixed)",
 		.shorthand = "l",
 		.params = fixed_params,
 		.nparams = sizeof fixed_params / sizeof fixed_params[0],

@@ -43,7 +43,8 @@ static int tokset_build(tokset *s, const mk_pval *v, int64_t n, const char *what
 		if (v->list[q] < 0 || v->list[q] >= n) {
 			tokset_free(s);
 			return mk_error_set(MK_EINVAL,
-					    "%s %" PRId64 " of '%s' is out of range for n = %" PRId64,
+					    "%s %" PRId64 " of '%s' is out of range "
+					    "for n = %" PRId64,
 					    what, v->list[q], pat, n);
 		}
 		mk_bit_set(s->bits, v->list[q]);
@@ -228,7 +229,7 @@ const mk_pattern_def mk_pat_axis = {
 const mk_pattern_def mk_pat_star = {
 	.info = {
 		.name = "star",
-		.summary = "d <= 1 plus relay token 0 (row 0 and column 0): Star-Transformer",
+		.summary = "d <= 1 plus relay token 0, i.e. row 0 and column 0 (Star-Transformer)",
 	},
 	.symmetric = true,
 	.row = star_row,

@@ -38,7 +38,8 @@ static const mk_param_info logsparse_params[] = {
 const mk_pattern_def mk_pat_logsparse = {
 	.info = {
 		.name = "logsparse",
-		.summary = "d = 0 or d a power of two (1, 2, 4, ...); causal keeps j <= i",
+		.summary = "d = 0 or d a power of two (1, 2, 4, ...): O(log n) keys per query "
+			   "(LogSparse)",
 		.params = logsparse_params,
 		.nparams = sizeof logsparse_params / sizeof logsparse_params[0],
 	},

@@ -102,15 +102,15 @@ static void lf_row(const mk_term *t, int64_t i, uint64_t *dst)
 static const mk_param_info lf_params[] = {
 	{"w", "int", "2", "window: neighbours on each side of the diagonal"},
 	{"g", "int", "2", "number of global tokens, at random positions"},
-	{"seed", "int", "0", "seed of the positions (default: the global --seed)"},
+	{"seed", "int", "0", "seed of the positions (else the global --seed)"},
 	{"tokens", "list", "", "explicit global token positions (replace g)"},
 };
 
 const mk_pattern_def mk_pat_longformer = {
 	.info = {
 		.name = "longformer",
-		.summary = "d <= w, plus g global tokens at random positions (or tokens) with "
-			   "full rows and columns",
+		.summary = "d <= w plus g global tokens at random positions, or at tokens "
+			   "(Longformer)",
 		.params = lf_params,
 		.nparams = sizeof lf_params / sizeof lf_params[0],
 	},

@@ -219,7 +219,7 @@ static void random_col(const mk_term *t, int64_t j, uint64_t *dst)
 
 static const mk_param_info random_params[] = {
 	{"size", "int", "1", "K: each query attends to 2K random keys"},
-	{"seed", "int", "0", "seed of the draw (default: the global --seed)"},
+	{"seed", "int", "0", "seed of the draw (else the global --seed)"},
 };
 
 const mk_pattern_def mk_pat_random = {
