@@ -184,10 +184,24 @@ int cli_mask_option(int opt, const char *arg, cli_mask_opts *o)
 	}
 }
 
-int cli_bind(mk_expr *e, const cli_mask_opts *o)
+int cli_parse(const struct mk_cmd *c, int argc, char **argv, const struct option *longopts,
+	      cli_mask_opts *o, int (*extra)(int opt, const char *arg, void *ctx), void *ctx)
 {
-	int ret = mk_expr_bind(e, &o->bind);
-	if (ret)
-		return ret;
-	return MK_OK;
+	int opt, ret;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			cli_help(c);
+			return MK_EXIT_OK;
+		}
+		if (opt == '?' || opt == ':')
+			return cli_bad_option(c, argv, opt);
+		ret = cli_mask_option(opt, optarg, o);
+		if (ret == 0)
+			ret = extra ? extra(opt, optarg, ctx) : MK_EINVAL;
+		if (ret < 0)
+			return cli_fail(ret);
+	}
+	return -1;
 }

@@ -2,6 +2,7 @@
 #ifndef MK_CLI_H
 #define MK_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include "maskkit.h"
 
@@ -56,12 +57,16 @@ enum {
 	{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},       \
 	{"progress", no_argument, NULL, CLI_OPT_PROGRESS},             \
 	{"help", no_argument, NULL, 'h'}
+/* Runs getopt_long over argv: -h prints c's help, options of
+ * CLI_MASK_LONGOPTS go to o, and any other option to extra (which returns 0
+ * or a negative status, message set).  Returns -1 to go on with the operands
+ * at argv[optind], or the exit code to return now. */
+int cli_parse(const struct mk_cmd *c, int argc, char **argv, const struct option *longopts,
+	      cli_mask_opts *o, int (*extra)(int opt, const char *arg, void *ctx), void *ctx);
 /* Handles one of CLI_MASK_LONGOPTS: 1 if handled, 0 if not, or a negative
  * status (message set). */
 int cli_mask_option(int opt, const char *arg, cli_mask_opts *o);
 void cli_mask_defaults(cli_mask_opts *o);
-/* Binds e with o->bind (the message names the failure); frees e on error. */
-int cli_bind(mk_expr *e, const cli_mask_opts *o);
 
 /* Writes a bound expression as gen/compose do: to -o (atomically), to
  * stdout for text formats, or a summary for a large mask without -o. */

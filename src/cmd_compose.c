@@ -7,8 +7,10 @@
 #include <string.h>
 #include "cli.h"
 
-static int compose_op(const char *s, int *op)
+static int compose_op(int opt, const char *s, void *ctx)
 {
+	int *op = ctx;
+	(void)opt;
 	if (!strcmp(s, "or"))
 		*op = MK_OP_OR;
 	else if (!strcmp(s, "and"))
@@ -46,26 +48,15 @@ static int compose_run(int argc, char **argv)
 		CLI_MASK_LONGOPTS, {"op", required_argument, NULL, CLI_OPT_OP}, {NULL, 0, NULL, 0}};
 	cli_mask_opts o;
 	mk_expr *e = NULL;
-	int opt, ret, op = MK_OP_OR;
+	int ret, op = MK_OP_OR;
 	cli_mask_defaults(&o);
 	o.bind.need_cols = true;
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			cli_help(&mk_cmd_compose);
-			return MK_EXIT_OK;
-		}
-		if (opt == '?' || opt == ':')
-			return cli_bad_option(&mk_cmd_compose, argv, opt);
-		ret = opt == CLI_OPT_OP ? compose_op(optarg, &op) : cli_mask_option(opt, optarg, &o);
-		if (ret < 0)
-			return cli_fail(ret);
-	}
+	if ((ret = cli_parse(&mk_cmd_compose, argc, argv, longopts, &o, compose_op, &op)) >= 0)
+		return ret;
 	if (argc - optind < 1)
 		return cli_usage(&mk_cmd_compose, "give at least one mask");
 	if ((ret = compose_build(op, argv + optind, argc - optind, &e)) ||
-	    (ret = cli_bind(e, &o))) {
+	    (ret = mk_expr_bind(e, &o.bind))) {
 		mk_expr_free(e);
 		return cli_fail(ret);
 	}

@@ -12,25 +12,15 @@ static int gen_run(int argc, char **argv)
 	static const struct option longopts[] = {CLI_MASK_LONGOPTS, {NULL, 0, NULL, 0}};
 	cli_mask_opts o;
 	mk_expr *e = NULL;
-	int opt, ret;
+	int ret;
 	cli_mask_defaults(&o);
 	o.bind.need_cols = true;
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			cli_help(&mk_cmd_gen);
-			return MK_EXIT_OK;
-		}
-		if (opt == '?' || opt == ':')
-			return cli_bad_option(&mk_cmd_gen, argv, opt);
-		if ((ret = cli_mask_option(opt, optarg, &o)) < 0)
-			return cli_fail(ret);
-	}
+	if ((ret = cli_parse(&mk_cmd_gen, argc, argv, longopts, &o, NULL, NULL)) >= 0)
+		return ret;
 	if (optind != argc - 1)
 		return cli_usage(&mk_cmd_gen, optind >= argc ? "missing EXPR"
 							     : "give exactly one EXPR (quote it)");
-	if ((ret = cli_operand(argv[optind], &e)) || (ret = cli_bind(e, &o))) {
+	if ((ret = cli_operand(argv[optind], &e)) || (ret = mk_expr_bind(e, &o.bind))) {
 		mk_expr_free(e);
 		return cli_fail(ret);
 	}

@@ -96,52 +96,48 @@ static cJSON *measure_json(const mk_expr *e, const mk_measure *r)
 	return o;
 }
 
+static int measure_option(int opt, const char *arg, void *ctx)
+{
+	measure_opts *o = ctx;
+	int64_t v;
+	int ret;
+	if (opt == CLI_OPT_JSON) {
+		o->json = true;
+		return MK_OK;
+	}
+	if (o->ntiles == MK_MEASURE_MAX_TILES)
+		return mk_error_set(MK_EINVAL, "at most %d --tile sizes", MK_MEASURE_MAX_TILES);
+	if ((ret = cli_i64(arg, "--tile", 1, MK_N_MAX, &v)))
+		return ret;
+	o->tiles[o->ntiles++] = v;
+	return MK_OK;
+}
+
+/* Returns -1 to go on, else the exit code. */
 static int measure_parse(int argc, char **argv, measure_opts *o)
 {
 	static const struct option longopts[] = {
 		CLI_MASK_LONGOPTS, {"tile", required_argument, NULL, CLI_OPT_TILE},
 		{"json", no_argument, NULL, CLI_OPT_JSON}, {NULL, 0, NULL, 0}};
-	int opt, ret;
-	int64_t v;
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			cli_help(&mk_cmd_measure);
-			return 1;
-		}
-		if (opt == '?' || opt == ':')
-			return -cli_bad_option(&mk_cmd_measure, argv, opt);
-		if (opt == 'o' || opt == CLI_OPT_FORMAT || opt == CLI_OPT_BLOCK)
-			return -cli_usage(&mk_cmd_measure, "option '%s' is for gen and compose",
-					  argv[optind - 1]);
-		if (opt == CLI_OPT_JSON) {
-			o->json = true;
-		} else if (opt == CLI_OPT_TILE) {
-			if (o->ntiles == MK_MEASURE_MAX_TILES)
-				return -cli_usage(&mk_cmd_measure, "at most %d --tile sizes",
-						  MK_MEASURE_MAX_TILES);
-			if ((ret = cli_i64(optarg, "--tile", 1, MK_N_MAX, &v)))
-				return -cli_fail(ret);
-			o->tiles[o->ntiles++] = v;
-		} else if ((ret = cli_mask_option(opt, optarg, &o->m)) < 0) {
-			return -cli_fail(ret);
-		}
-	}
+	int ret = cli_parse(&mk_cmd_measure, argc, argv, longopts, &o->m, measure_option, o);
+	if (ret >= 0)
+		return ret;
+	if (o->m.out || o->m.format || o->m.block)
+		return cli_usage(&mk_cmd_measure, "-o, --format and --block are for gen and compose");
 	if (optind >= argc)
-		return -cli_usage(&mk_cmd_measure, "missing EXPR");
+		return cli_usage(&mk_cmd_measure, "missing EXPR");
 	if (o->ntiles == 0) {
 		o->tiles[0] = 64;
 		o->tiles[1] = 128;
 		o->ntiles = 2;
 	}
-	return 0;
+	return -1;
 }
 
 static int measure_one(const char *arg, const measure_opts *o, mk_expr **e, mk_measure *r)
 {
 	int ret;
-	if ((ret = cli_operand(arg, e)) || (ret = cli_bind(*e, &o->m)))
+	if ((ret = cli_operand(arg, e)) || (ret = mk_expr_bind(*e, &o->m.bind)))
 		return ret;
 	return mk_measure_expr(*e, o->tiles, o->ntiles, o->m.progress ? cli_progress : NULL, NULL,
 			       r);
@@ -155,8 +151,8 @@ static int measure_run(int argc, char **argv)
 	cli_mask_defaults(&o.m);
 	o.m.bind.need_cols = true;
 	o.m.progress = false;
-	if ((ret = measure_parse(argc, argv, &o)) != 0)
-		return ret > 0 ? MK_EXIT_OK : -ret;
+	if ((ret = measure_parse(argc, argv, &o)) >= 0)
+		return ret;
 	if (o.json && argc - optind > 1)
 		all = cJSON_CreateArray();
 	for (int k = optind; k < argc && code == MK_EXIT_OK; k++) {

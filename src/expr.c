@@ -316,19 +316,27 @@ static int mk_parse_unary(mk_parser *p, mk_node **out)
 	return ret;
 }
 
-static int mk_parse_prod(mk_parser *p, mk_node **out)
+/* The operator at the parser's position for precedence level `level`
+ * (1: '+' '-', 2: '&'), or 0. */
+static int mk_peek_op(mk_parser *p, int level)
+{
+	char c;
+	mk_skip(p);
+	c = p->text[p->pos];
+	if (level == 1)
+		return c == '+' ? MK_OP_OR : c == '-' ? MK_OP_ANDNOT : 0;
+	return c == '&' ? MK_OP_AND : 0;
+}
+
+/* Left-associative binary operators of one precedence level. */
+static int mk_parse_level(mk_parser *p, int level, mk_node **out)
 {
 	mk_node *a = NULL, *b = NULL;
-	int ret = mk_parse_unary(p, &a);
-	while (!ret) {
-		mk_skip(p);
-		if (p->text[p->pos] != '&')
-			break;
+	int ret = level == 2 ? mk_parse_unary(p, &a) : mk_parse_level(p, 2, &a), op;
+	while (!ret && (op = mk_peek_op(p, level)) != 0) {
 		p->pos++;
-		if ((ret = mk_parse_unary(p, &b)))
-			break;
-		ret = mk_make_op(MK_OP_AND, a, b, &a);
-		if (ret)
+		ret = level == 2 ? mk_parse_unary(p, &b) : mk_parse_level(p, 2, &b);
+		if (!ret && (ret = mk_make_op(op, a, b, &a)))
 			a = NULL;
 	}
 	if (ret) {
@@ -341,26 +349,7 @@ static int mk_parse_prod(mk_parser *p, mk_node **out)
 
 static int mk_parse_sum(mk_parser *p, mk_node **out)
 {
-	mk_node *a = NULL, *b = NULL;
-	int ret = mk_parse_prod(p, &a), op;
-	while (!ret) {
-		mk_skip(p);
-		op = p->text[p->pos] == '+' ? MK_OP_OR : p->text[p->pos] == '-' ? MK_OP_ANDNOT : 0;
-		if (!op)
-			break;
-		p->pos++;
-		if ((ret = mk_parse_prod(p, &b)))
-			break;
-		ret = mk_make_op(op, a, b, &a);
-		if (ret)
-			a = NULL;
-	}
-	if (ret) {
-		mk_node_free(a);
-		return ret;
-	}
-	*out = a;
-	return MK_OK;
+	return mk_parse_level(p, 1, out);
 }
 
 static int mk_expr_wrap(mk_node *root, mk_expr **out)

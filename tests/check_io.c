@@ -98,19 +98,6 @@ static void expect_json(const cJSON *root, const char *key, const char *want)
 	cJSON_free(text);
 }
 
-/* A reproducible pseudo-random mask from a 64-bit LCG (independent of rng.c). */
-static mk_mask *make_random(int64_t n, uint64_t seed, unsigned density_pct)
-{
-	mk_mask *m;
-	ck_assert_int_eq(mk_mask_new(n, 0, &m), MK_OK);
-	for (int64_t i = 0; i < n; i++)
-		for (int64_t j = 0; j < n; j++) {
-			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-			if ((seed >> 33) % 100 < density_pct)
-				mk_mask_set(m, i, j, true);
-		}
-	return m;
-}
 
 /* A mask from its rows of '#' (set) and '.' (clear), separated by '/'. */
 static mk_mask *mask_of(const char *rows)
@@ -209,7 +196,7 @@ START_TEST(roundtrip)
 {
 	int fi = _i / 5;
 	int64_t n = sizes[_i % 5];
-	mk_mask *m = make_random(n, (uint64_t)_i + 1, 30), *back = NULL;
+	mk_mask *m = mk_test_random_mask(n, (uint64_t)_i + 1, 30), *back = NULL;
 	write_mask(m, path(roundtrip_names[fi]), roundtrip_formats[fi], 0);
 	ck_assert_msg(mk_mask_load(path(roundtrip_names[fi]), 0, &back) == MK_OK, "%s n=%lld: %s",
 		      roundtrip_names[fi], (long long)n, mk_error());
@@ -231,7 +218,7 @@ END_TEST
 
 START_TEST(json_header_and_count)
 {
-	mk_mask *m = make_random(9, 5, 40);
+	mk_mask *m = mk_test_random_mask(9, 5, 40);
 	char count[32];
 	cJSON *root;
 	write_mask(m, path("m.json"), MK_FMT_JSON, 0);
@@ -265,7 +252,7 @@ END_TEST
 
 START_TEST(npy_header_layout)
 {
-	mk_mask *m = make_random(7, 3, 50);
+	mk_mask *m = mk_test_random_mask(7, 3, 50);
 	size_t len, hlen;
 	char *b;
 	write_mask(m, path("m.npy"), MK_FMT_NPY, 0);
@@ -392,7 +379,7 @@ END_TEST
 /* ---- malformed inputs ------------------------------------------------------ */
 START_TEST(npy_truncated)
 {
-	mk_mask *m = make_random(7, 9, 50);
+	mk_mask *m = mk_test_random_mask(7, 9, 50);
 	size_t len;
 	char *b;
 	write_mask(m, path("t.npy"), MK_FMT_NPY, 0);

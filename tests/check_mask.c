@@ -5,19 +5,6 @@
 #include "maskkit.h"
 #include "testutil.h"
 
-/* A reproducible pseudo-random mask from a 64-bit LCG (independent of rng.c). */
-static mk_mask *make_random(int64_t n, uint64_t seed, unsigned density_pct)
-{
-	mk_mask *m;
-	ck_assert_int_eq(mk_mask_new(n, 0, &m), MK_OK);
-	for (int64_t i = 0; i < n; i++)
-		for (int64_t j = 0; j < n; j++) {
-			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-			if ((seed >> 33) % 100 < density_pct)
-				mk_mask_set(m, i, j, true);
-		}
-	return m;
-}
 
 START_TEST(set_range_matches_bit_loop)
 {
@@ -52,7 +39,7 @@ END_TEST
 START_TEST(boolean_ops_match_cellwise)
 {
 	const int64_t n = 67;
-	mk_mask *a = make_random(n, 1, 30), *b = make_random(n, 2, 50), *x;
+	mk_mask *a = mk_test_random_mask(n, 1, 30), *b = mk_test_random_mask(n, 2, 50), *x;
 	ck_assert_int_eq(mk_mask_clone(a, &x), MK_OK);
 	ck_assert_int_eq(mk_mask_or(x, b), MK_OK);
 	for (int64_t i = 0; i < n; i++)
@@ -79,7 +66,7 @@ END_TEST
 START_TEST(not_complements_count)
 {
 	const int64_t n = 67;
-	mk_mask *a = make_random(n, 3, 40);
+	mk_mask *a = mk_test_random_mask(n, 3, 40);
 	uint64_t c = mk_mask_count(a);
 	mk_mask_not(a);
 	ck_assert_uint_eq(mk_mask_count(a), (uint64_t)(n * n) - c);
@@ -105,7 +92,7 @@ START_TEST(transpose_matches_cells)
 	const int64_t sizes[] = {1, 5, 64, 65, 130};
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		int64_t n = sizes[s];
-		mk_mask *a = make_random(n, 7 + (uint64_t)s, 35), *t, *tt;
+		mk_mask *a = mk_test_random_mask(n, 7 + (uint64_t)s, 35), *t, *tt;
 		ck_assert_int_eq(mk_mask_transpose(a, &t), MK_OK);
 		for (int64_t i = 0; i < n; i++)
 			for (int64_t j = 0; j < n; j++)
@@ -122,7 +109,7 @@ END_TEST
 START_TEST(row_counts_sum_to_count)
 {
 	const int64_t n = 100;
-	mk_mask *a = make_random(n, 11, 20);
+	mk_mask *a = mk_test_random_mask(n, 11, 20);
 	int64_t counts[100], sum = 0;
 	mk_mask_row_counts(a, counts);
 	for (int64_t i = 0; i < n; i++) {

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include "maskkit.h"
 
 /* Runs every test of s and returns the exit status for main(). */
 static inline int mk_test_main(Suite *s)
@@ -14,6 +15,20 @@ static inline int mk_test_main(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* A reproducible pseudo-random mask from a 64-bit LCG (independent of rng.c). */
+static inline mk_mask *mk_test_random_mask(int64_t n, uint64_t seed, unsigned density_pct)
+{
+	mk_mask *m;
+	ck_assert_int_eq(mk_mask_new(n, 0, &m), MK_OK);
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t j = 0; j < n; j++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			if ((seed >> 33) % 100 < density_pct)
+				mk_mask_set(m, i, j, true);
+		}
+	return m;
 }
 
 #endif
