@@ -44,16 +44,7 @@ build() {
 }
 
 main_job() {
-	local mk="$top/build/maskkit" out="$top/out/sparsebert"
-	local pats=(local1 local2 local3 global1 random1 star logsparse strided fixed
-		    longformer bigbird local2+global1+random1 strided-diag)
-	mkdir -p "$out"
-	say "SparseBERT comparison of masks at n = 128 (sparsity with and without the diagonal)"
-	"$mk" measure --n 128 "${pats[@]}"
-	for p in "${pats[@]}"; do
-		"$mk" gen "$p" --n 128 -o "$out/$(printf '%s' "$p" | tr -c 'A-Za-z0-9_\n' '_').png"
-	done
-	say "heatmaps written to $out/"
+	MASKKIT="$top/build/maskkit" sh "$top/examples/sparsebert_compare.sh" "$top/out/sparsebert"
 }
 
 install_deps

@@ -166,7 +166,7 @@ static int mk_measure_run(mk_job *j, mk_partial *total, mk_progress_fn progress,
 #else
 			if (progress)
 #endif
-				progress(done * j->chunk < j->n ? done * j->chunk : j->n, j->n, parg);
+				progress(done * j->chunk < j->n ? done * j->chunk : j->n - 1, j->n, parg);
 		}
 #pragma omp critical
 		if (!r)
@@ -178,6 +178,8 @@ static int mk_measure_run(mk_job *j, mk_partial *total, mk_progress_fn progress,
 	}
 	if (fail)
 		return mk_error_set(fail, "out of memory for row buffers");
+	if (progress)
+		progress(j->n, j->n, parg);
 	return MK_OK;
 }
 

@@ -92,6 +92,8 @@ int cli_operand(const char *arg, mk_expr **out)
 void cli_progress(int64_t done, int64_t n, void *arg)
 {
 	(void)arg;
+	if (n < 65536) /* quick: a progress line would only flicker */
+		return;
 	fprintf(stderr, "\rmaskkit: %" PRId64 "/%" PRId64 " rows (%.0f%%)%s", done, n,
 		100.0 * (double)done / (double)n, done >= n ? "\n" : "");
 }

@@ -150,7 +150,6 @@ static int measure_run(int argc, char **argv)
 	int ret, code = MK_EXIT_OK;
 	cli_mask_defaults(&o.m);
 	o.m.bind.need_cols = true;
-	o.m.progress = false;
 	if ((ret = measure_parse(argc, argv, &o)) >= 0)
 		return ret;
 	if (o.json && argc - optind > 1)
