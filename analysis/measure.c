@@ -25,6 +25,8 @@ typedef struct mk_job {
 	int64_t n, chunk;
 	const int64_t *blocks;
 	size_t ntiles;
+	int from[MK_MEASURE_MAX_TILES]; /* tile size fed by a smaller one, or -1: by rows */
+	size_t order[MK_MEASURE_MAX_TILES]; /* blocks (ascending) -> the caller's order */
 	bool check_sym;
 	volatile int stop_toeplitz, stop_sym; /* shared early exits */
 } mk_job;
@@ -80,8 +82,28 @@ static void mk_partial_row(mk_partial *p, mk_job *j, int64_t i, const uint64_t *
 			j->stop_sym = 1;
 		}
 	}
-	for (size_t k = 0; k < j->ntiles; k++)
-		mk_tile_acc_add(&p->tiles[k], i, row);
+	for (size_t k = 0; k < j->ntiles; k++) {
+		mk_tile_acc *a = &p->tiles[k], *src;
+		if (j->from[k] < 0) {
+			mk_tile_acc_merge(a, i, i, row, row);
+			continue;
+		}
+		src = &p->tiles[j->from[k]];
+		if (src->closed) /* from[k] < k: src already saw row i */
+			mk_tile_acc_merge(a, src->start, i, src->any, src->all_zero ? NULL : src->all);
+	}
+}
+
+/* Orders the tile sizes' feeding: each size takes the largest smaller size
+ * that divides it, if any (processed first since the sort is ascending). */
+static void mk_plan_tiles(mk_job *j, int64_t *sorted)
+{
+	for (size_t k = 0; k < j->ntiles; k++) {
+		j->from[k] = -1;
+		for (size_t q = 0; q < k; q++)
+			if (sorted[q] < sorted[k] && sorted[k] % sorted[q] == 0)
+				j->from[k] = (int)q;
+	}
 }
 
 static int mk_partial_init(mk_partial *p, const mk_job *j)
@@ -202,7 +224,7 @@ static void mk_measure_fill(const mk_job *j, const mk_partial *t, mk_measure *ou
 	out->symmetric = t->symmetric;
 	out->ntiles = j->ntiles;
 	for (size_t k = 0; k < j->ntiles; k++) {
-		mk_tile_stats *s = &out->tiles[k];
+		mk_tile_stats *s = &out->tiles[j->order[k]];
 		uint64_t nb = (uint64_t)((j->n + j->blocks[k] - 1) / j->blocks[k]);
 		s->block = j->blocks[k];
 		s->tiles = nb * nb;
@@ -217,7 +239,8 @@ static void mk_measure_fill(const mk_job *j, const mk_partial *t, mk_measure *ou
 int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 		    mk_progress_fn progress, void *parg, mk_measure *out)
 {
-	mk_job j = {.e = e, .n = mk_expr_n(e), .blocks = blocks, .ntiles = ntiles};
+	mk_job j = {.e = e, .n = mk_expr_n(e), .ntiles = ntiles};
+	int64_t sorted[MK_MEASURE_MAX_TILES];
 	mk_partial total;
 	int threads = 1, ret;
 	if (ntiles > MK_MEASURE_MAX_TILES)
@@ -226,6 +249,17 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 		if (blocks[k] < 1 || blocks[k] > MK_N_MAX)
 			return mk_error_set(MK_EINVAL, "tile size must be between 1 and %" PRId64
 					    ", got %" PRId64, MK_N_MAX, blocks[k]);
+	for (size_t k = 0; k < ntiles; k++) { /* insertion sort, remembering the order */
+		size_t q = k;
+		for (; q > 0 && sorted[q - 1] > blocks[k]; q--) {
+			sorted[q] = sorted[q - 1];
+			j.order[q] = j.order[q - 1];
+		}
+		sorted[q] = blocks[k];
+		j.order[q] = k;
+	}
+	j.blocks = sorted;
+	mk_plan_tiles(&j, sorted);
 #ifdef _OPENMP
 	threads = omp_get_max_threads();
 #endif

@@ -5,7 +5,7 @@
 #include "structure.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=haswell", "default"), optimize("O3")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
 #endif
 static uint64_t mk_shift_diff(const uint64_t *restrict prev, const uint64_t *restrict cur,
 			      size_t nw)
@@ -65,24 +65,28 @@ static void mk_tile_acc_close(mk_tile_acc *a, int64_t rows)
 		if (!a->all_zero && mk_bits_all_range(a->all, lo, hi))
 			a->full++;
 	}
-	a->open = false;
+	a->closed = true;
 }
 
-void mk_tile_acc_add(mk_tile_acc *a, int64_t i, const uint64_t *row)
+void mk_tile_acc_merge(mk_tile_acc *a, int64_t first, int64_t last, const uint64_t *any,
+		       const uint64_t *all)
 {
 	size_t nw = mk_words(a->n);
-	int64_t first = i - i % a->block;
-	if (!a->open || i == first) {
-		memcpy(a->any, row, nw * sizeof *row);
-		memcpy(a->all, row, nw * sizeof *row);
-		a->open = true;
-		a->all_zero = false;
+	a->closed = false;
+	if (first % a->block == 0) {
+		a->start = first;
+		memcpy(a->any, any, nw * sizeof *any);
+		a->all_zero = !all;
+		if (all)
+			memcpy(a->all, all, nw * sizeof *all);
 	} else {
-		mk_bits_or(a->any, row, nw);
+		mk_bits_or(a->any, any, nw);
 		/* once the AND is empty no tile can be full: skip the pass */
-		if (!a->all_zero)
-			a->all_zero = mk_bits_and_any(a->all, row, nw) == 0;
+		if (!all)
+			a->all_zero = true;
+		else if (!a->all_zero)
+			a->all_zero = mk_bits_and_any(a->all, all, nw) == 0;
 	}
-	if ((i + 1) % a->block == 0 || i == a->n - 1)
-		mk_tile_acc_close(a, i + 1 - first);
+	if ((last + 1) % a->block == 0 || last == a->n - 1)
+		mk_tile_acc_close(a, last + 1 - a->start);
 }

@@ -9,17 +9,23 @@
 bool mk_rows_toeplitz(const uint64_t *prev, const uint64_t *cur, int64_t n);
 
 /* Accumulates the rows of one block-row of tiles of size `block` and turns
- * them into tile counts. */
+ * them into tile counts.  A larger tile size that is a multiple of a smaller
+ * one is fed the smaller one's closed block-rows instead of every row, which
+ * saves a pass over each row per extra tile size. */
 typedef struct mk_tile_acc {
 	int64_t block, n;
 	uint64_t *any, *all; /* OR and AND of the rows seen in the current block-row */
 	uint64_t nonempty, full, cells;
-	bool open, all_zero; /* all_zero: no tile of this block-row can be full */
+	int64_t start;       /* first row of the current block-row */
+	bool all_zero;       /* no tile of this block-row can be full */
+	bool closed;         /* the last merge closed a block-row (any/all still hold it) */
 } mk_tile_acc;
 
 int mk_tile_acc_init(mk_tile_acc *a, int64_t block, int64_t n);
 void mk_tile_acc_free(mk_tile_acc *a);
-/* Adds row i; closes the block-row when i is its last row (or n-1). */
-void mk_tile_acc_add(mk_tile_acc *a, int64_t i, const uint64_t *row);
+/* Merges rows [first, last] given as their OR (any) and AND (all; NULL when
+ * known empty); closes the block-row when last is its final row (or n-1). */
+void mk_tile_acc_merge(mk_tile_acc *a, int64_t first, int64_t last, const uint64_t *any,
+		       const uint64_t *all);
 
 #endif

@@ -6,7 +6,8 @@
 /* The hot loops are compiled for AVX2 and POPCNT as well as the baseline, and
  * the loader picks the best the CPU has (GCC's target_clones). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define MK_HOT __attribute__((target_clones("arch=haswell", "popcnt", "default"), optimize("O3")))
+#define MK_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default"), \
+					     optimize("O3")))
 #else
 #define MK_HOT
 #endif

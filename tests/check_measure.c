@@ -94,6 +94,42 @@ START_TEST(matches_brute_force)
 }
 END_TEST
 
+START_TEST(several_tile_sizes_at_once)
+{
+	/* unordered, nested (32 | 64 | 128, 16 | 96) and not (96 vs 64): larger
+	 * sizes fed from smaller ones must count as if fed by rows */
+	static const int64_t tiles[] = {96, 16, 128, 64, 32, 7};
+	static const char *exprs[] = {"bigbird", "causal", "fixed(l=24)", "local5+axis(rows=600)",
+				      "strided(l=40)-diag"};
+	for (size_t k = 0; k < sizeof exprs / sizeof *exprs; k++) {
+		mk_expr *e = bound(exprs[k], 1000);
+		mk_measure r;
+		mk_mask *m;
+		ck_assert_int_eq(mk_measure_expr(e, tiles, 6, NULL, NULL, &r), MK_OK);
+		ck_assert_int_eq(mk_expr_to_mask(e, &m), MK_OK);
+		for (size_t t = 0; t < 6; t++) {
+			mk_tiles *bt;
+			uint64_t nonempty = 0, full = 0, cells = 0;
+			ck_assert_int_eq(r.tiles[t].block, tiles[t]);
+			ck_assert_int_eq(mk_mask_tiles(m, tiles[t], &bt), MK_OK);
+			for (int64_t bi = 0; bi < bt->nb; bi++)
+				for (int64_t bj = 0; bj < bt->nb; bj++) {
+					uint8_t st = bt->state[bi * bt->nb + bj];
+					nonempty += st != MK_TILE_EMPTY;
+					full += st == MK_TILE_FULL;
+					cells += st != MK_TILE_EMPTY ? mk_tiles_area(bt, bi, bj) : 0;
+				}
+			ck_assert_msg(r.tiles[t].nonempty == nonempty && r.tiles[t].full == full &&
+				      r.tiles[t].cells_in_nonempty == cells, "%s at B = %lld", exprs[k],
+				      (long long)tiles[t]);
+			mk_tiles_free(bt);
+		}
+		mk_mask_free(m);
+		mk_expr_free(e);
+	}
+}
+END_TEST
+
 START_TEST(local2_closed_form)
 {
 	/* d <= 2 has 5n - 6 cells, so rho = 1 - 5/n + 6/n^2 for every n >= 3 */
@@ -178,6 +214,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, matches_brute_force);
+	tcase_add_test(tc, several_tile_sizes_at_once);
 	tcase_add_test(tc, local2_closed_form);
 	tcase_add_test(tc, causal_closed_form_and_flags);
 	tcase_add_test(tc, empty_rows_are_flagged);
