@@ -9,12 +9,14 @@
  * Beyond that the mask is reduced by f = ceil(n / png_max_px) to a picture
  * of side ceil(n / f): each pixel shows the density d of set cells among the
  * f x f cells it covers (fewer at the clipped right and bottom edges), white
- * when d = 0 and viridis(1 - d) otherwise, so a full region is as dark as a
- * set cell above and sparse regions fade towards yellow.  Rows are streamed;
- * memory is O(n).
+ * when d = 0 and viridis(1 - t) otherwise, with t = log(1 + 255 d) / log 256
+ * so that a single cell in a pixel still shows (a linear scale would leave
+ * sparse patterns in pale yellow near white) and a full region is as dark as
+ * a set cell above.  Rows are streamed; memory is O(n).
  */
 #include "config.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <png.h>
@@ -120,7 +122,8 @@ static void mk_png_reduced(struct mk_png *p, int64_t y)
 		if (p->counts[x] == 0)
 			mk_png_put(p->pix + 3 * x, mk_png_white);
 		else
-			mk_colormap_viridis(1.0 - (double)p->counts[x] / area, p->pix + 3 * x);
+			mk_colormap_viridis(1.0 - log1p(255.0 * (double)p->counts[x] / area) /
+						    log(256.0), p->pix + 3 * x);
 	}
 	png_write_row(p->png, p->pix);
 }
