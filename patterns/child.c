@@ -9,6 +9,7 @@
 #include "config.h"
 #include <inttypes.h>
 #include <stdlib.h>
+#include "internal.h"
 #include "pattern.h"
 
 enum { STRIDED_L, STRIDED_CAUSAL };
@@ -57,6 +58,7 @@ static int strided_bind(mk_term *t)
 	if (t->p[STRIDED_L].i < 1)
 		return mk_error_set(MK_EINVAL, "parameter 'l' of 'strided' must be at least 1, "
 				    "got %" PRId64, t->p[STRIDED_L].i);
+	t->symmetric = !t->p[STRIDED_CAUSAL].i;
 	if (l >= 64)
 		return MK_OK;
 	mult = calloc(mk_words(t->n), sizeof *mult);
@@ -88,11 +90,8 @@ static void strided_residue(const mk_term *t, int64_t r, int64_t lo, int64_t hi,
 		mk_bits_or(dst + (lo >> 6), mult + (lo >> 6),
 			   (size_t)(((hi - 1) >> 6) - (lo >> 6) + 1));
 	} else {
-		int64_t w = lo >> 6;
-		if (w == 0)
-			dst[w++] |= mult[0] << r;
-		for (; w <= (hi - 1) >> 6; w++)
-			dst[w] |= mult[w] << r | mult[w - 1] >> (64 - r);
+		mk_bits_or_shl(dst, mult, (size_t)(lo >> 6), (size_t)((hi - 1) >> 6) + 1,
+			       (unsigned)r);
 	}
 	child_clip(dst, lo, hi);
 }

@@ -6,6 +6,7 @@
 #include "config.h"
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include "pattern.h"
 
 enum { GLOBAL_G, GLOBAL_TOKENS };
@@ -153,6 +154,10 @@ static int axis_bind(mk_term *t)
 	t->priv = a;
 	if (ret)
 		axis_release(t);
+	else /* the transpose swaps rows and cols */
+		t->symmetric = a->rows.len == a->cols.len &&
+			       (!a->rows.len || !memcmp(a->rows.pos, a->cols.pos,
+							a->rows.len * sizeof *a->rows.pos));
 	return ret;
 }
 

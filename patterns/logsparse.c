@@ -31,6 +31,12 @@ static void logsparse_col(const mk_term *t, int64_t j, uint64_t *dst)
 		mk_bit_set(dst, j + p);
 }
 
+static int logsparse_bind(mk_term *t)
+{
+	t->symmetric = !t->p[LOGSPARSE_CAUSAL].i;
+	return MK_OK;
+}
+
 static const mk_param_info logsparse_params[] = {
 	{"causal", "bool", "0", "keep only keys at or before the query (j <= i)"},
 };
@@ -44,6 +50,7 @@ const mk_pattern_def mk_pat_logsparse = {
 		.nparams = sizeof logsparse_params / sizeof logsparse_params[0],
 	},
 	.symmetric = false, /* only without causal */
+	.bind = logsparse_bind,
 	.row = logsparse_row,
 	.col = logsparse_col,
 };

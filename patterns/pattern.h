@@ -24,12 +24,14 @@ typedef struct mk_term {
 	int64_t block;            /* 1 = token level */
 	int64_t n;                /* grid size: ceil(tokens / block) */
 	uint64_t seed;            /* effective seed (explicit, else the global one) */
+	bool symmetric;           /* this term is symmetric: def->symmetric, or bind found it so */
 	void *priv;               /* what bind precomputed */
 } mk_term;
 
 typedef struct mk_pattern_def {
 	mk_pattern_info info;
-	bool symmetric; /* col(j) == row(j): col may be NULL */
+	bool symmetric; /* always col(j) == row(j): col may be NULL (bind may also set
+			 * t->symmetric for parameter values that make it so) */
 	/* Validates parameters against t->n and precomputes t->priv; may be NULL. */
 	int (*bind)(mk_term *t);
 	/* Sets the bits of row i (or column j) in dst, zeroed, of t->n bits. */

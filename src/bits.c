@@ -1,7 +1,7 @@
 /* Word-wise operations on packed rows; the hot loops of every consumer. */
 #include "config.h"
 #include <string.h>
-#include "maskkit.h"
+#include "internal.h"
 
 /* The hot loops are compiled for AVX2 and POPCNT as well as the baseline, and
  * the loader picks the best the CPU has (GCC's target_clones). */
@@ -135,4 +135,13 @@ MK_HOT uint64_t mk_bits_and_any(uint64_t *restrict dst, const uint64_t *restrict
 	for (size_t k = 0; k < nwords; k++)
 		acc |= (dst[k] &= src[k]);
 	return acc;
+}
+
+MK_HOT void mk_bits_or_shl(uint64_t *restrict dst, const uint64_t *restrict src, size_t k0,
+			   size_t k1, unsigned r)
+{
+	if (k0 == 0 && k0 < k1)
+		dst[k0++] |= src[0] << r;
+	for (size_t k = k0; k < k1; k++)
+		dst[k] |= src[k] << r | src[k - 1] >> (64 - r);
 }

@@ -48,6 +48,7 @@ static int mk_bind_term(mk_term *t, int64_t n, const mk_bind_opts *o)
 	int ks = mk_term_param_index(t->def, "seed"), ret;
 	t->n = (n + t->block - 1) / t->block;
 	t->seed = (ks >= 0 && t->p[ks].given) ? (uint64_t)t->p[ks].i : o->seed;
+	t->symmetric = t->def->symmetric;
 	if (t->def->bind && (ret = t->def->bind(t)))
 		return ret;
 	if (o->need_cols && t->def->prepare_cols)
@@ -113,7 +114,7 @@ const char *mk_expr_params(const mk_expr *e) { return e->params ? e->params : e-
 static bool mk_node_symmetric(const mk_node *x)
 {
 	if (x->kind == MK_NODE_PATTERN)
-		return x->term.def->symmetric;
+		return x->term.symmetric;
 	if (x->kind == MK_NODE_FILE)
 		return x->mask && x->maskT && mk_mask_equal(x->mask, x->maskT);
 	return mk_node_symmetric(x->a) && (!x->b || mk_node_symmetric(x->b));
@@ -140,7 +141,7 @@ static void mk_eval_term(const mk_cursor *c, const mk_node *x, int64_t i, uint64
 {
 	const mk_term *t = &x->term;
 	void (*fn)(const mk_term *, int64_t, uint64_t *) =
-		(col && !t->def->symmetric && t->def->col) ? t->def->col : t->def->row;
+		(col && !t->symmetric && t->def->col) ? t->def->col : t->def->row;
 	mk_bits_zero(dst, c->nw);
 	if (t->block == 1) {
 		fn(t, i, dst);

@@ -14,6 +14,10 @@ uint64_t mk_rng_next(mk_rng *r);
 /* Uniform in [0, bound), unbiased (Lemire's multiply-and-reject), bound > 0. */
 uint64_t mk_rng_below(mk_rng *r, uint64_t bound);
 
+/* dst[k] |= (src shifted up by r bits)[k] for k in [k0, k1), 0 < r < 64,
+ * carrying src[k-1]'s top bits into word k (bits.c, vectorised). */
+void mk_bits_or_shl(uint64_t *dst, const uint64_t *src, size_t k0, size_t k1, unsigned r);
+
 /* ---- a source of rows for writers ---- */
 typedef struct mk_rows {
 	int64_t n;

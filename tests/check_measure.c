@@ -82,7 +82,8 @@ START_TEST(matches_brute_force)
 		"local2", "causal", "global2", "random1", "star", "logsparse", "strided",
 		"fixed", "longformer", "bigbird", "local2+global1+random1", "strided-diag",
 		"(local3+global1)&causal", "axis(rows=3)", "causal+~causal", "bigbird(block=8)",
-		"diagonal(offsets=0,5)", "none", "local1+axis(rows=6)"};
+		"diagonal(offsets=0,5)", "none", "local1+axis(rows=6)", "axis(rows=2,5,cols=5,2)",
+		"logsparse(causal=1)", "strided(l=3,causal=1)+~strided(l=5)"};
 	static const int64_t sizes[] = {7, 64, 100, 1000};
 	static const int64_t tiles[] = {1, 16, 64, 96};
 	for (size_t k = 0; k < sizeof exprs / sizeof *exprs; k++)
