@@ -76,8 +76,7 @@ static void mk_partial_row(mk_partial *p, mk_job *j, int64_t i, const uint64_t *
 		j->stop_toeplitz = 1;
 	}
 	if (j->check_sym && !j->stop_sym) {
-		mk_cursor_col(c, i, col);
-		if (memcmp(col, row, mk_words(n) * sizeof *row) != 0) {
+		if (mk_cursor_col(c, i, col) != MK_OK || memcmp(col, row, mk_words(n) * sizeof *row) != 0) {
 			p->symmetric = false;
 			j->stop_sym = 1;
 		}
@@ -265,9 +264,7 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 #endif
 	j.chunk = mk_chunk_size(j.n, blocks, ntiles, threads);
 	/* a symmetric-by-construction expression needs no column pass */
-	j.check_sym = !mk_expr_known_symmetric(e);
-	if (j.check_sym && !mk_expr_has_cols(e))
-		return mk_error_set(MK_EINVAL, "measuring needs the expression bound with need_cols");
+	j.check_sym = !mk_expr_known_symmetric(e) && mk_expr_has_cols(e);
 	memset(&total, 0, sizeof total);
 	total.row_min = INT64_MAX;
 	total.first_empty = -1;
@@ -275,5 +272,8 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 	if ((ret = mk_measure_run(&j, &total, progress, parg)))
 		return ret;
 	mk_measure_fill(&j, &total, out);
+	out->symmetric_known = j.check_sym || mk_expr_known_symmetric(e);
+	if (!out->symmetric_known)
+		out->symmetric = false;
 	return MK_OK;
 }

@@ -62,7 +62,9 @@ static void mk_tile_acc_close(mk_tile_acc *a, int64_t rows)
 			continue;
 		a->nonempty++;
 		a->cells += (uint64_t)rows * (uint64_t)(hi - lo);
-		if (!a->all_zero && mk_bits_all_range(a->all, lo, hi))
+		/* a tile cut by the end of the sequence is never full (kernels pad it) */
+		if (!a->all_zero && rows == a->block && hi - lo == a->block &&
+		    mk_bits_all_range(a->all, lo, hi))
 			a->full++;
 	}
 	a->closed = true;

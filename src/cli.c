@@ -32,6 +32,12 @@ int cli_usage(const struct mk_cmd *c, const char *fmt, ...)
 int cli_bad_option(const struct mk_cmd *c, char **argv, int opt)
 {
 	const char *arg = argv[optind - 1];
+	/* for a short option (possibly grouped, as in -zq) optopt names it */
+	if (strncmp(arg, "--", 2) != 0 && optopt && optopt != '?') {
+		if (opt == ':')
+			return cli_usage(c, "option '-%c' needs a value", optopt);
+		return cli_usage(c, "unknown option '-%c'", optopt);
+	}
 	if (opt == ':')
 		return cli_usage(c, "option '%s' needs a value", arg);
 	return cli_usage(c, "unknown option '%s'", arg);
@@ -44,7 +50,7 @@ void cli_help(const struct mk_cmd *c)
 
 int cli_finish(int code)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if ((fflush(stdout) != 0 || ferror(stdout)) && code == MK_EXIT_OK) {
 		fprintf(stderr, "maskkit: error writing to standard output: %s\n", strerror(errno));
 		return MK_EXIT_INTERNAL;
 	}
@@ -74,9 +80,10 @@ int cli_u64(const char *s, const char *opt, uint64_t *out)
 	errno = 0;
 	if (*s == '-' || *s == '+' || *s == ' ')
 		return mk_error_set(MK_EINVAL, "%s expects a non-negative integer, got '%s'", opt, s);
-	v = strtoull(s, &end, 0);
-	if (end == s || *end || errno)
-		return mk_error_set(MK_EINVAL, "%s expects a non-negative integer, got '%s'", opt, s);
+	v = strtoull(s, &end, 10);
+	if (end == s || *end || errno || v > ((uint64_t)1 << 62))
+		return mk_error_set(MK_EINVAL, "%s expects an integer from 0 to 2^62, got '%s'",
+				    opt, s);
 	*out = v;
 	return MK_OK;
 }
@@ -84,7 +91,9 @@ int cli_u64(const char *s, const char *opt, uint64_t *out)
 int cli_operand(const char *arg, mk_expr **out)
 {
 	struct stat st;
-	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode))
+	/* a file named like a pattern ("causal") must not shadow the pattern */
+	if ((strchr(arg, '/') || mk_format_from_path(arg) != MK_FMT_NONE) &&
+	    stat(arg, &st) == 0 && S_ISREG(st.st_mode))
 		return mk_expr_file(arg, out);
 	return mk_expr_parse(arg, out);
 }

@@ -24,7 +24,8 @@ int cli_usage(const struct mk_cmd *c, const char *fmt, ...) __attribute__((forma
 /* Reports getopt's '?' or ':' for argv[optind - 1]; returns 2. */
 int cli_bad_option(const struct mk_cmd *c, char **argv, int opt);
 void cli_help(const struct mk_cmd *c);
-/* Flushes stdout and turns a write error into exit code 1. */
+/* Flushes stdout and turns a write error into exit code 1 (reported only if
+ * the command had not already failed, so there is one line on stderr). */
 int cli_finish(int code);
 
 /* Integer option values, range-checked, with the option named in errors. */

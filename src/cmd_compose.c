@@ -50,7 +50,6 @@ static int compose_run(int argc, char **argv)
 	mk_expr *e = NULL;
 	int ret, op = MK_OP_OR;
 	cli_mask_defaults(&o);
-	o.bind.need_cols = true;
 	if ((ret = cli_parse(&mk_cmd_compose, argc, argv, longopts, &o, compose_op, &op)) >= 0)
 		return ret;
 	if (argc - optind < 1)

@@ -14,7 +14,6 @@ static int gen_run(int argc, char **argv)
 	mk_expr *e = NULL;
 	int ret;
 	cli_mask_defaults(&o);
-	o.bind.need_cols = true;
 	if ((ret = cli_parse(&mk_cmd_gen, argc, argv, longopts, &o, NULL, NULL)) >= 0)
 		return ret;
 	if (optind != argc - 1)

@@ -3,7 +3,7 @@
  * of one or more masks, streamed row by row (O(n) memory per thread).
  */
 #include "config.h"
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>

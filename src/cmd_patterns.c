@@ -1,6 +1,6 @@
 /* maskkit patterns: the registered patterns, their parameters and definitions. */
 #include "config.h"
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

@@ -21,6 +21,7 @@ const char *mk_status_str(int status)
 	case MK_ERANGE: return "size out of range";
 	case MK_EGPU: return "GPU error";
 	case MK_EINTERNAL: return "internal error";
+	case MK_ESYS: return "system error";
 	default: return "unknown status";
 	}
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "expr_internal.h"
 
 static const char *const mk_file_exts[] = {".json", ".h5", ".hdf5", ".npy", ".txt"};
@@ -177,7 +178,7 @@ static size_t mk_file_len(const char *s)
 			continue;
 		for (size_t k = 0; k < sizeof mk_file_exts / sizeof *mk_file_exts; k++) {
 			size_t xl = strlen(mk_file_exts[k]);
-			if (e > xl && strncmp(s + e - xl, mk_file_exts[k], xl) == 0)
+			if (e > xl && strncasecmp(s + e - xl, mk_file_exts[k], xl) == 0)
 				return e;
 		}
 	}
@@ -219,7 +220,8 @@ static int mk_parse_pattern(mk_parser *p, mk_node **out)
 		len++;
 	if (len == 0)
 		return mk_parse_error(p, at, p->text[at] ? "expected a pattern name, a mask file or '('"
-							 : "expected a term after the operator");
+				      : at == 0 || strspn(p->text, " \t") == at ? "empty expression"
+				      : "expected a term after the operator");
 	if (len >= sizeof name)
 		return mk_parse_error(p, at, "pattern name too long");
 	memcpy(name, p->text + at, len);

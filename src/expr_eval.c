@@ -7,6 +7,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "expr_internal.h"
 #include "internal.h"
 
@@ -81,6 +84,20 @@ static int mk_bind_node(mk_node *x, mk_expr *e, const mk_bind_opts *o)
 	return MK_OK;
 }
 
+/* Every thread's cursor holds a scratch row per operator: a long expression
+ * at large n is real memory, counted against the limit like a mask. */
+static int mk_check_scratch(const mk_expr *e)
+{
+	uint64_t bytes;
+	int threads = 1, ret;
+#ifdef _OPENMP
+	threads = omp_get_max_threads();
+#endif
+	ret = mk_mul_u64((uint64_t)e->scratch_words + 2 * mk_words(e->n),
+			 sizeof(uint64_t) * (uint64_t)threads, &bytes);
+	return ret ? ret : mk_check_memory(bytes, e->max_memory, "the expression's row buffers");
+}
+
 int mk_expr_bind(mk_expr *e, const mk_bind_opts *o)
 {
 	const char *first = NULL;
@@ -98,7 +115,7 @@ int mk_expr_bind(mk_expr *e, const mk_bind_opts *o)
 	e->n = n;
 	e->max_memory = o->max_memory;
 	e->cols = o->need_cols;
-	if ((ret = mk_bind_node(e->root, e, o)))
+	if ((ret = mk_bind_node(e->root, e, o)) || (ret = mk_check_scratch(e)))
 		return ret;
 	mk_node_print(e->root, &b, true, 0);
 	if (!(e->params = mk_sb_take(&b)))
@@ -216,9 +233,12 @@ void mk_cursor_row(mk_cursor *c, int64_t i, uint64_t *dst)
 	mk_eval(c, c->e->root, i, dst, false);
 }
 
-void mk_cursor_col(mk_cursor *c, int64_t j, uint64_t *dst)
+int mk_cursor_col(mk_cursor *c, int64_t j, uint64_t *dst)
 {
+	if (!c->e->cols)
+		return mk_error_set(MK_EINVAL, "columns need the expression bound with need_cols");
 	mk_eval(c, c->e->root, j, dst, true);
+	return MK_OK;
 }
 
 int mk_expr_to_mask(const mk_expr *e, mk_mask **out)

@@ -176,6 +176,9 @@ int mk_expr_parse_args(const char *text, size_t *pos, mk_term *t)
 	bool seen[MK_MAX_PARAMS + 1] = {false};
 	int cur = -1, ret;
 	bool first = true;
+	/* a numeric suffix (local2) already set its parameter */
+	for (size_t k = 0; k < t->def->info.nparams && k < MK_MAX_PARAMS; k++)
+		seen[k] = t->p[k].given;
 	(*pos)++; /* '(' */
 	mk_skip_space(text, pos);
 	if (text[*pos] == ')') {

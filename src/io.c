@@ -256,9 +256,9 @@ static int mk_io_write_tmp(const char *tmp_path, void *arg)
 		return mk_error_set(MK_EIO, "cannot open for writing: %s", strerror(errno));
 	ret = mk_io_stream_writer(job->format)(job->rows, f, job->opts);
 	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
-		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
 	if (fclose(f) != 0 && ret == MK_OK)
-		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
 	return ret;
 }
 
@@ -309,7 +309,7 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
 	if (ret == MK_OK)
 		ret = writer(&rows, f, o);
 	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
-		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
 	mk_cursor_free(cur);
 	return ret;
 }

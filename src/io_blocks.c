@@ -171,7 +171,7 @@ int mk_io_write_blocks(const mk_rows *r, FILE *f, const mk_write_opts *o)
 	mk_blocks_lists(&b, "full_kv_", b.full, NULL, false);
 	mk_blocks_lists(&b, "nonempty_", b.nonempty, NULL, true);
 	if (ferror(f))
-		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
 out:
 	free(b.row);
 	free(b.any);

@@ -85,7 +85,7 @@ static int mk_h5_write_block(hid_t dset, int64_t n, int64_t r0, int64_t k, const
 		H5Sclose(mspace);
 	if (fspace >= 0)
 		H5Sclose(fspace);
-	return st < 0 ? mk_error_set(MK_EIO, "HDF5 write of rows %" PRId64 "..%" PRId64 " failed",
+	return st < 0 ? mk_error_set(MK_ESYS, "HDF5 write of rows %" PRId64 "..%" PRId64 " failed",
 				     r0, r0 + k - 1)
 		      : MK_OK;
 }
@@ -202,9 +202,9 @@ int mk_io_write_h5(const mk_rows *r, const char *path, const mk_write_opts *o)
 		ret = mk_h5_write_attrs(dset, r, o, count);
 out:
 	if (dset >= 0 && H5Dclose(dset) < 0 && ret == MK_OK)
-		ret = mk_error_set(MK_EIO, "HDF5 write failed (closing the dataset)");
+		ret = mk_error_set(MK_ESYS, "HDF5 write failed (closing the dataset)");
 	if (file >= 0 && H5Fclose(file) < 0 && ret == MK_OK)
-		ret = mk_error_set(MK_EIO, "HDF5 write failed (closing the file)");
+		ret = mk_error_set(MK_ESYS, "HDF5 write failed (closing the file)");
 	return ret;
 }
 

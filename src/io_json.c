@@ -113,7 +113,7 @@ int mk_io_write_json(const mk_rows *r, FILE *f, const mk_write_opts *o)
 	mk_jout_flush(b);
 	fprintf(f, "],\n\"count\":%" PRIu64 "}\n", count);
 	if (ferror(f))
-		ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
 out:
 	cJSON_free(expr);
 	cJSON_free(params);
@@ -161,7 +161,7 @@ static int mk_json_slurp(const char *path, uint64_t max_memory, char **text, siz
 		goto out;
 	}
 	if (fread(*text, 1, *len, f) != *len) {
-		ret = mk_error_set(MK_EIO, "'%s': read failed: %s", path,
+		ret = mk_error_set(MK_ESYS, "'%s': read failed: %s", path,
 				   ferror(f) ? strerror(errno) : "file shrank while reading");
 		goto out;
 	}

@@ -84,7 +84,7 @@ int mk_io_write_npy(const mk_rows *r, FILE *f, const mk_write_opts *o)
 	}
 	goto out;
 fail:
-	ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+	ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
 out:
 	free(row);
 	free(cells);
@@ -376,7 +376,7 @@ static int mk_npy_read_data(struct mk_npy *h, FILE *f, mk_mask *m)
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	for (int64_t k = 0; k < n; k++) {
 		if (fread(buf, 1, line, f) != line) {
-			ret = mk_error_set(MK_EIO, "'%s': read failed: %s", h->path,
+			ret = mk_error_set(MK_ESYS, "'%s': read failed: %s", h->path,
 					   ferror(f) ? strerror(errno) : "file shrank while reading");
 			break;
 		}

@@ -36,7 +36,7 @@ int mk_io_write_txt(const mk_rows *r, FILE *f, const mk_write_opts *o)
 		for (int64_t j = 0; j < n; j++)
 			line[j] = mk_bit_test(row, j) ? '#' : '.';
 		if (fwrite(line, 1, (size_t)n + 1, f) != (size_t)n + 1) {
-			ret = mk_error_set(MK_EIO, "write failed: %s", strerror(errno));
+			ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
 			goto out;
 		}
 	}

@@ -23,7 +23,7 @@ static void mk_main_usage(FILE *f)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		mk_main_usage(stderr);
+		fprintf(stderr, "maskkit: missing command (see 'maskkit --help')\n");
 		return MK_EXIT_USER;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

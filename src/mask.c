@@ -190,8 +190,10 @@ int mk_mask_tiles(const mk_mask *m, int64_t block, mk_tiles **out)
 		for (int64_t bj = 0; bj < t->nb; bj++) {
 			int64_t lo = bj * block, e = lo + block < m->n ? lo + block : m->n;
 			uint8_t s = MK_TILE_EMPTY;
+			bool whole = hi - bi * block == block && e - lo == block;
 			if (mk_bits_any_range(any, lo, e))
-				s = mk_bits_all_range(all, lo, e) ? MK_TILE_FULL : MK_TILE_PARTIAL;
+				s = whole && mk_bits_all_range(all, lo, e) ? MK_TILE_FULL
+									   : MK_TILE_PARTIAL;
 			t->state[bi * t->nb + bj] = s;
 		}
 	}

@@ -27,11 +27,12 @@ enum {
 	MK_OK = 0,
 	MK_ENOMEM = -1,   /* allocation failed */
 	MK_EINVAL = -2,   /* bad argument, parameter or expression (user error) */
-	MK_EIO = -3,      /* a file could not be read or written */
+	MK_EIO = -3,      /* a file cannot be opened or created: missing, no permission, bad path */
 	MK_EFORMAT = -4,  /* a file's contents are malformed */
 	MK_ERANGE = -5,   /* a size is too large or overflows (user error) */
 	MK_EGPU = -6,     /* a GPU call failed */
-	MK_EINTERNAL = -7 /* a bug */
+	MK_EINTERNAL = -7, /* a bug */
+	MK_ESYS = -8       /* the system failed: a write or read error, a full disk */
 };
 
 const char *mk_status_str(int status);
@@ -119,9 +120,10 @@ void mk_mask_row_counts(const mk_mask *m, int64_t *counts);
 
 enum { MK_TILE_EMPTY = 0, MK_TILE_PARTIAL = 1, MK_TILE_FULL = 2 };
 
-/* The mask reduced to nb x nb tiles of block x block cells (the last row and
- * column of tiles may be partial when block does not divide n: a tile is
- * FULL when every cell that exists is set). */
+/* The mask reduced to nb x nb tiles of block x block cells.  When block does
+ * not divide n the last row and column of tiles are cut short; such a tile is
+ * never FULL, as in FlexAttention and block-sparse kernels, which pad it with
+ * masked-out cells. */
 typedef struct mk_tiles {
 	int64_t n, block, nb;
 	uint8_t *state; /* nb*nb entries, row-major, MK_TILE_* */
@@ -204,9 +206,10 @@ bool mk_expr_known_symmetric(const mk_expr *e);
 typedef struct mk_cursor mk_cursor;
 int mk_cursor_new(const mk_expr *e, mk_cursor **out);
 void mk_cursor_free(mk_cursor *c);
-/* Fills dst (mk_words(n) words) with row i / column j; every word is written. */
+/* Fills dst (mk_words(n) words) with row i / column j; every word is written.
+ * Columns need the expression bound with need_cols, else MK_EINVAL. */
 void mk_cursor_row(mk_cursor *c, int64_t i, uint64_t *dst);
-void mk_cursor_col(mk_cursor *c, int64_t j, uint64_t *dst);
+int mk_cursor_col(mk_cursor *c, int64_t j, uint64_t *dst);
 
 /* Materialises a bound expression (checked against its max_memory). */
 int mk_expr_to_mask(const mk_expr *e, mk_mask **out);
@@ -233,14 +236,16 @@ typedef struct mk_measure {
 	double row_mean;
 	int64_t empty_rows, first_empty_row; /* -1 when none */
 	bool symmetric, causal, toeplitz;
+	bool symmetric_known;  /* false when bound without need_cols and not symmetric by construction */
 	size_t ntiles;
 	mk_tile_stats tiles[MK_MEASURE_MAX_TILES];
 } mk_measure;
 
 typedef void (*mk_progress_fn)(int64_t rows_done, int64_t n, void *arg);
 
-/* Streams the rows of a bound expression (bound with need_cols unless it is
- * known symmetric, else MK_EINVAL) and fills *out, in O(n) memory per thread.  blocks lists
+/* Streams the rows of a bound expression and fills *out (symmetry is
+ * checked only when it was bound with need_cols or is symmetric by
+ * construction: see symmetric_known), in O(n) memory per thread.  blocks lists
  * ntiles tile sizes.  progress (may be NULL) is called from one thread. */
 int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 		    mk_progress_fn progress, void *parg, mk_measure *out);

@@ -129,7 +129,8 @@ START_TEST(errors_name_the_column)
 	expect_error("local(w=1,2)", 8, "takes one value");
 	expect_error("local(block=0)", 8, "block must be at least 1");
 	expect_error("local2 global1", 8, "column 8: expected an operator");
-	expect_error("", 8, "expected a term");
+	expect_error("", 8, "empty expression");
+	expect_error("local1 + ", 8, "column 10: expected a term after the operator");
 	expect_error("local(w=99999999999999999999)", 8, "too large");
 	expect_error("missing.npy", 0, "missing.npy");
 	expect_error("local2", 0, "give --n");
@@ -176,7 +177,7 @@ START_TEST(columns_are_the_transpose)
 		ck_assert_int_eq(mk_expr_to_mask(e, &m), MK_OK);
 		ck_assert_int_eq(mk_cursor_new(e, &c), MK_OK);
 		for (int64_t j = 0; j < n; j++) {
-			mk_cursor_col(c, j, col);
+			ck_assert_int_eq(mk_cursor_col(c, j, col), MK_OK);
 			for (int64_t i = 0; i < n; i++)
 				ck_assert_msg(mk_bit_test(col, i) == mk_mask_test(m, i, j),
 					      "%s: column %lld row %lld", exprs[k], (long long)j,

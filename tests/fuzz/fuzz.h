@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* Inputs are untrusted: cap what any one of them may make the library hold,
  * so a header claiming a huge n is rejected rather than exhausting the

@@ -1,0 +1,2 @@
+. "$(dirname "$0")/../lib.sh"
+bad_input x "$MASKKIT"
