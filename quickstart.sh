@@ -54,13 +54,13 @@ run)
 	main_job
 	;;
 check)
-	build build --enable-werror
+	build build --enable-werror --with-check
 	say "make check"
-	make -C build -j"$jobs" check || { cat build/test-suite.log 2>/dev/null | tail -80; exit 1; }
-	build build-san --enable-werror --enable-asan --enable-ubsan
+	MASKKIT_REQUIRE_ALL=1 make -C build -j"$jobs" check || { cat build/test-suite.log 2>/dev/null | tail -80; exit 1; }
+	build build-san --enable-werror --with-check --enable-asan --enable-ubsan
 	say "make check under AddressSanitizer + UndefinedBehaviorSanitizer"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	MASKKIT_SANITIZED=1 make -C build-san -j"$jobs" check ||
+	MASKKIT_SANITIZED=1 MASKKIT_REQUIRE_ALL=1 make -C build-san -j"$jobs" check ||
 		{ cat build-san/test-suite.log 2>/dev/null | tail -80; exit 1; }
 	;;
 *)

@@ -145,3 +145,19 @@ MK_HOT void mk_bits_or_shl(uint64_t *restrict dst, const uint64_t *restrict src,
 	for (size_t k = k0; k < k1; k++)
 		dst[k] |= src[k] << r | src[k - 1] >> (64 - r);
 }
+
+int64_t mk_bits_next(const uint64_t *w, int64_t nbits, int64_t from, bool set)
+{
+	int64_t k = from >> 6, nw = (nbits + 63) >> 6;
+	uint64_t flip = set ? 0 : ~(uint64_t)0, x;
+	if (from >= nbits)
+		return nbits;
+	x = (w[k] ^ flip) & (~(uint64_t)0 << (from & 63));
+	while (!x) {
+		if (++k >= nw)
+			return nbits;
+		x = w[k] ^ flip;
+	}
+	k = (k << 6) + __builtin_ctzll(x);
+	return k < nbits ? k : nbits;
+}

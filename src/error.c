@@ -37,6 +37,11 @@ int mk_error_set(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(mk_errbuf, sizeof mk_errbuf, fmt, ap);
 	va_end(ap);
+	/* names and values come from files and arguments: keep the message one
+	 * line of printable text whatever they hold */
+	for (char *c = mk_errbuf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return status;
 }
 

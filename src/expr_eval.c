@@ -144,13 +144,17 @@ bool mk_expr_known_symmetric(const mk_expr *e)
 
 /* ---- evaluation ---- */
 
-static int mk_expand_block(int64_t bj, void *arg)
+/* Expands a grid row to tokens run by run, so dense block layouts cost one
+ * range per run of blocks rather than one per block. */
+static void mk_expand_block(const uint64_t *grid, int64_t gn, int64_t block, int64_t n,
+			    uint64_t *dst)
 {
-	uint64_t **ctx = arg; /* ctx[0] = dst, ctx[1] = (uint64_t *)&{block, n} */
-	const int64_t *bn = (const int64_t *)ctx[1];
-	int64_t lo = bj * bn[0], hi = lo + bn[0] < bn[1] ? lo + bn[0] : bn[1];
-	mk_bits_set_range(ctx[0], lo, hi);
-	return 0;
+	int64_t p = mk_bits_next(grid, gn, 0, true), q;
+	while (p < gn) {
+		q = mk_bits_next(grid, gn, p, false);
+		mk_bits_set_range(dst, p * block, q * block < n ? q * block : n);
+		p = mk_bits_next(grid, gn, q, true);
+	}
 }
 
 static void mk_eval_term(const mk_cursor *c, const mk_node *x, int64_t i, uint64_t *dst,
@@ -164,11 +168,9 @@ static void mk_eval_term(const mk_cursor *c, const mk_node *x, int64_t i, uint64
 		fn(t, i, dst);
 	} else {
 		uint64_t *grid = c->scratch + x->slot;
-		int64_t bn[2] = {t->block, c->e->n};
-		uint64_t *ctx[2] = {dst, (uint64_t *)bn};
 		mk_bits_zero(grid, mk_words(t->n));
 		fn(t, i / t->block, grid);
-		mk_bits_foreach(grid, mk_words(t->n), mk_expand_block, ctx);
+		mk_expand_block(grid, t->n, t->block, c->e->n, dst);
 	}
 }
 

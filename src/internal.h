@@ -18,6 +18,9 @@ uint64_t mk_rng_below(mk_rng *r, uint64_t bound);
  * carrying src[k-1]'s top bits into word k (bits.c, vectorised). */
 void mk_bits_or_shl(uint64_t *dst, const uint64_t *src, size_t k0, size_t k1, unsigned r);
 
+/* The first position >= from whose bit equals `set`, or nbits if none. */
+int64_t mk_bits_next(const uint64_t *w, int64_t nbits, int64_t from, bool set);
+
 /* ---- a source of rows for writers ---- */
 typedef struct mk_rows {
 	int64_t n;

@@ -210,8 +210,12 @@ out:
 
 /* ---- reading ------------------------------------------------------------ */
 
+#define MK_H5_MAX_VISIT 100000 /* links searched for a 2-D dataset */
+
 struct mk_h5_found {
 	int count;                  /* 2-D datasets seen */
+	long visited;               /* links seen */
+	bool cyclic;                /* the walk was cut off */
 	char *first;                /* the path of the first one */
 	char names[MK_H5_LIST][128]; /* the first few, for the error message */
 };
@@ -224,6 +228,11 @@ static herr_t mk_h5_visit(hid_t group, const char *name, const H5L_info_t *info,
 
 	if (info->type != H5L_TYPE_HARD)
 		return 0;
+	/* a corrupt file can link a group into itself: the walk would never end */
+	if (++found->visited > MK_H5_MAX_VISIT || strlen(name) > 4096) {
+		found->cyclic = true;
+		return -1;
+	}
 	obj = H5Oopen(group, name, H5P_DEFAULT);
 	if (obj < 0)
 		return 0;
@@ -281,7 +290,9 @@ static int mk_h5_open_mask(hid_t file, const char *path, hid_t *dset, char *name
 			H5Oclose(obj);
 	}
 	if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, mk_h5_visit, &found) < 0)
-		ret = mk_error_set(MK_EFORMAT, "'%s': cannot list the datasets in the file", path);
+		ret = mk_error_set(MK_EFORMAT, found.cyclic ? "'%s': the file's groups loop or "
+				   "are too many to search (give a dataset named 'mask')"
+				   : "'%s': cannot list the datasets in the file", path);
 	else if (found.count != 1)
 		ret = mk_h5_candidates_error(path, &found);
 	else if ((*dset = H5Dopen2(file, found.first, H5P_DEFAULT)) < 0)

@@ -104,6 +104,83 @@ def test_block_layouts(tmp):
         m = load_npy(f"causal(block={b})", n, tmp)
         check(np.array_equal(m, blocked(lambda k: grid(k)[1] <= grid(k)[0], n, b)),
               f"causal block={b} n={n}")
+    # runs of blocks that cross 64-bit words of the block grid
+    for n, b, w in ((300, 2, 40), (1001, 3, 70)):
+        m = load_npy(f"local(w={w},block={b})-fixed(l=50,block={b})", n, tmp)
+        ref = blocked(lambda k: grid(k)[2] <= w, n, b) & ~blocked(
+            lambda k: (grid(k)[0] // 50 == grid(k)[1] // 50) | (grid(k)[1] % 50 >= 49), n, b)
+        check(np.array_equal(m, ref), f"block runs across words n={n} B={b}")
+
+
+M64 = (1 << 64) - 1
+
+
+def splitmix64(state):
+    state = (state + 0x9E3779B97F4A7C15) & M64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return state, z ^ (z >> 31)
+
+
+class Xoshiro256ss:
+    """xoshiro256** (Blackman & Vigna), seeded as maskkit documents: splitmix64
+    steps over (seed, stream, row)."""
+
+    def __init__(self, seed, tag, index):
+        _, z = splitmix64(seed)
+        _, z = splitmix64(z ^ tag)
+        sm = z ^ index
+        self.s = []
+        for _ in range(4):
+            sm, z = splitmix64(sm)
+            self.s.append(z)
+
+    def next(self):
+        s = self.s
+        rotl = lambda x, k: ((x << k) | (x >> (64 - k))) & M64
+        result = (rotl((s[1] * 5) & M64, 7) * 9) & M64
+        t = (s[1] << 17) & M64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)
+        return result
+
+    def below(self, bound):  # Lemire's multiply-and-reject
+        m = self.next() * bound
+        if (m & M64) < bound:
+            threshold = (-bound) % bound
+            while (m & M64) < threshold:
+                m = self.next() * bound
+        return m >> 64
+
+
+def floyd_row(seed, row, k, n):
+    """2K keys of random(size=K) row `row`: Floyd's algorithm on stream 1."""
+    if k >= n:
+        return set(range(n))
+    r, chosen = Xoshiro256ss(seed, 1, row), set()
+    for j in range(n - k, n):
+        x = r.below(j + 1)
+        chosen.add(j if x in chosen else x)
+    return chosen
+
+
+def test_random_generator_is_pinned(tmp):
+    """The same seed gives the same mask on every machine: maskkit's random rows
+    against an independent Python implementation of the documented generator."""
+    for seed, k, n in ((0, 1, 64), (12345, 3, 100), (2 ** 62, 2, 37)):
+        m = load_npy(f"random(size={k},seed={seed})", n, tmp)
+        for i in range(n):
+            want = floyd_row(seed, i, 2 * k, n)
+            if set(np.where(m[i])[0]) != want:
+                check(False, f"random(size={k},seed={seed}) n={n}: row {i} differs")
+                break
+        else:
+            check(True, "")
 
 
 def test_random_patterns(tmp):
@@ -256,6 +333,7 @@ def test_library_conventions(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         for test in (test_deterministic_patterns, test_block_layouts, test_random_patterns,
+                     test_random_generator_is_pinned,
                      test_npy_count_matches_measure, test_h5_and_json, test_png,
                      test_library_conventions, test_blocks_like_flexattention):
             test(tmp)
