@@ -60,7 +60,12 @@ static int64_t mk_chunk_size(int64_t n, const int64_t *blocks, size_t nt, int th
 static void mk_partial_row(mk_partial *p, mk_job *j, int64_t i, const uint64_t *row,
 			   const uint64_t *prev, uint64_t *col, mk_cursor *c)
 {
-	int64_t n = j->n, cnt = (int64_t)mk_bits_count(row, mk_words(n));
+	int64_t n = j->n, wi = i >> 6, nw = (int64_t)mk_words(n);
+	/* count around word i/64 so the words after the diagonal tell, for free,
+	 * whether the row reaches past j = i (the causal test) */
+	uint64_t after = mk_bits_count(row + wi + 1, (size_t)(nw - wi - 1));
+	uint64_t mid = row[wi];
+	int64_t cnt = (int64_t)(mk_bits_count(row, (size_t)wi) + after) + __builtin_popcountll(mid);
 	p->count += (uint64_t)cnt;
 	p->diag += mk_bit_test(row, i);
 	if (cnt < p->row_min)
@@ -69,7 +74,7 @@ static void mk_partial_row(mk_partial *p, mk_job *j, int64_t i, const uint64_t *
 		p->row_max = cnt;
 	if (cnt == 0 && p->empty++ == 0)
 		p->first_empty = i;
-	if (p->causal && mk_bits_any_range(row, i + 1, n))
+	if (after || (mid >> (i & 63)) >> 1)
 		p->causal = false;
 	if (prev && p->toeplitz && !j->stop_toeplitz && !mk_rows_toeplitz(prev, row, n)) {
 		p->toeplitz = false;
