@@ -24,14 +24,35 @@ static void measure(const char *text, int64_t n, const int64_t *tiles, size_t nt
 	mk_expr_free(e);
 }
 
+/* The streamed tile statistics s against mk_mask_tiles on the materialised mask. */
+static void expect_tiles(const mk_mask *m, const mk_tile_stats *s, const char *what)
+{
+	mk_tiles *t;
+	uint64_t nonempty = 0, full = 0, cells = 0;
+	ck_assert_int_eq(mk_mask_tiles(m, s->block, &t), MK_OK);
+	for (int64_t bi = 0; bi < t->nb; bi++)
+		for (int64_t bj = 0; bj < t->nb; bj++) {
+			uint8_t st = t->state[bi * t->nb + bj];
+			nonempty += st != MK_TILE_EMPTY;
+			full += st == MK_TILE_FULL;
+			cells += st != MK_TILE_EMPTY ? mk_tiles_area(t, bi, bj) : 0;
+		}
+	ck_assert_msg(s->nonempty == nonempty && s->full == full && s->cells_in_nonempty == cells,
+		      "%s at B = %lld: %llu/%llu/%llu non-empty/full/cells, expected %llu/%llu/%llu",
+		      what, (long long)s->block, (unsigned long long)s->nonempty,
+		      (unsigned long long)s->full, (unsigned long long)s->cells_in_nonempty,
+		      (unsigned long long)nonempty, (unsigned long long)full,
+		      (unsigned long long)cells);
+	mk_tiles_free(t);
+}
+
 /* Everything measure reports, recomputed cell by cell from the materialised mask. */
 static void check_against_brute_force(const char *text, int64_t n, int64_t tile)
 {
 	mk_expr *e = bound(text, n);
 	mk_mask *m;
 	mk_measure r;
-	mk_tiles *t;
-	uint64_t count = 0, diag = 0, nonempty = 0, full = 0, cells = 0;
+	uint64_t count = 0, diag = 0;
 	int64_t rmin = INT64_MAX, rmax = 0, empty = 0;
 	bool sym = true, causal = true, toep = true;
 	ck_assert_int_eq(mk_measure_expr(e, &tile, 1, NULL, NULL, &r), MK_OK);
@@ -52,14 +73,6 @@ static void check_against_brute_force(const char *text, int64_t n, int64_t tile)
 		rmax = c > rmax ? c : rmax;
 		empty += c == 0;
 	}
-	ck_assert_int_eq(mk_mask_tiles(m, tile, &t), MK_OK);
-	for (int64_t bi = 0; bi < t->nb; bi++)
-		for (int64_t bj = 0; bj < t->nb; bj++) {
-			uint8_t s = t->state[bi * t->nb + bj];
-			nonempty += s != MK_TILE_EMPTY;
-			full += s == MK_TILE_FULL;
-			cells += s != MK_TILE_EMPTY ? mk_tiles_area(t, bi, bj) : 0;
-		}
 	ck_assert_uint_eq(r.count, count);
 	ck_assert_uint_eq(r.diag, diag);
 	ck_assert_int_eq(r.row_min, rmin);
@@ -68,10 +81,7 @@ static void check_against_brute_force(const char *text, int64_t n, int64_t tile)
 	ck_assert_msg(r.symmetric == sym, "%s: symmetric", text);
 	ck_assert_msg(r.causal == causal, "%s: causal", text);
 	ck_assert_msg(r.toeplitz == toep, "%s: toeplitz", text);
-	ck_assert_uint_eq(r.tiles[0].nonempty, nonempty);
-	ck_assert_uint_eq(r.tiles[0].full, full);
-	ck_assert_uint_eq(r.tiles[0].cells_in_nonempty, cells);
-	mk_tiles_free(t);
+	expect_tiles(m, &r.tiles[0], text);
 	mk_mask_free(m);
 	mk_expr_free(e);
 }
@@ -109,21 +119,8 @@ START_TEST(several_tile_sizes_at_once)
 		ck_assert_int_eq(mk_measure_expr(e, tiles, 6, NULL, NULL, &r), MK_OK);
 		ck_assert_int_eq(mk_expr_to_mask(e, &m), MK_OK);
 		for (size_t t = 0; t < 6; t++) {
-			mk_tiles *bt;
-			uint64_t nonempty = 0, full = 0, cells = 0;
 			ck_assert_int_eq(r.tiles[t].block, tiles[t]);
-			ck_assert_int_eq(mk_mask_tiles(m, tiles[t], &bt), MK_OK);
-			for (int64_t bi = 0; bi < bt->nb; bi++)
-				for (int64_t bj = 0; bj < bt->nb; bj++) {
-					uint8_t st = bt->state[bi * bt->nb + bj];
-					nonempty += st != MK_TILE_EMPTY;
-					full += st == MK_TILE_FULL;
-					cells += st != MK_TILE_EMPTY ? mk_tiles_area(bt, bi, bj) : 0;
-				}
-			ck_assert_msg(r.tiles[t].nonempty == nonempty && r.tiles[t].full == full &&
-				      r.tiles[t].cells_in_nonempty == cells, "%s at B = %lld", exprs[k],
-				      (long long)tiles[t]);
-			mk_tiles_free(bt);
+			expect_tiles(m, &r.tiles[t], exprs[k]);
 		}
 		mk_mask_free(m);
 		mk_expr_free(e);
