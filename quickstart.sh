@@ -62,6 +62,10 @@ check)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	MASKKIT_SANITIZED=1 MASKKIT_REQUIRE_ALL=1 make -C build-san -j"$jobs" check ||
 		{ cat build-san/test-suite.log 2>/dev/null | tail -80; exit 1; }
+	# one closing line for both runs (each automake test is a whole suite)
+	awk '/^# PASS:/ {p += $3} /^# FAIL:/ {f += $3} /^# ERROR:/ {f += $3}
+	     END {printf "quickstart check: %d passed, %d failed\n", p, f}' \
+		build/test-suite.log build-san/test-suite.log
 	;;
 *)
 	echo "usage: $0 [check]" >&2
