@@ -10,6 +10,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 PKGS=(build-essential autoconf automake libtool pkg-config
       libcjson-dev libpng-dev libhdf5-dev hdf5-tools check
+      libopenblas-dev libgsl-dev gnuplot-nox
       python3 python3-numpy python3-h5py time)
 
 say() { printf '== %s\n' "$*"; }

@@ -1,0 +1,3 @@
+/* stub */
+#include "config.h"
+#include "maskkit.h"
