@@ -46,6 +46,9 @@ build() {
 
 main_job() {
 	MASKKIT="$top/build/maskkit" sh "$top/examples/sparsebert_compare.sh" "$top/out/sparsebert"
+	echo
+	PYTHON=/usr/bin/python3 MASKKIT="$top/build/maskkit" \
+		sh "$top/examples/position_analysis.sh" "$top/out/position"
 }
 
 install_deps

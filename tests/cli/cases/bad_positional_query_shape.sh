@@ -1,0 +1,4 @@
+# W_Q whose input size is not the embedding size
+. "$(dirname "$0")/../lib.sh"
+cp "$(dirname "$0")/../fixtures/model.h5" "$(dirname "$0")/../fixtures/ambiguous.h5" "$(dirname "$0")/../fixtures/plain.h5" . && printf 'model.h5\nambiguous.h5\nplain.h5\nkeep.list\n' > keep.list
+bad_input p.png "$MASKKIT" positional model.h5 --heads 2 --query /bad/query_6x6 --key /bad/query_6x6 --png p.png

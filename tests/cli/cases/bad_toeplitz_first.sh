@@ -1,0 +1,4 @@
+# --first must be a positive integer
+. "$(dirname "$0")/../lib.sh"
+cp "$(dirname "$0")/../fixtures/model.h5" "$(dirname "$0")/../fixtures/ambiguous.h5" "$(dirname "$0")/../fixtures/plain.h5" . && printf 'model.h5\nambiguous.h5\nplain.h5\nkeep.list\n' > keep.list
+bad_input p.png "$MASKKIT" toeplitz model.h5 --first 0 --png p.png

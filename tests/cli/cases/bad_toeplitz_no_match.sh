@@ -1,0 +1,4 @@
+# no position_embeddings: the 2-D datasets are listed
+. "$(dirname "$0")/../lib.sh"
+cp "$(dirname "$0")/../fixtures/model.h5" "$(dirname "$0")/../fixtures/ambiguous.h5" "$(dirname "$0")/../fixtures/plain.h5" . && printf 'model.h5\nambiguous.h5\nplain.h5\nkeep.list\n' > keep.list
+bad_input p.png "$MASKKIT" toeplitz plain.h5 --png p.png

@@ -1,0 +1,12 @@
+# the positional term of a small two-layer model: one row per head, a TISA
+# fit with the parameter count 3 S H L, and a heatmap grid of the heads
+fix="$(dirname "$0")/../fixtures"
+cp "$fix/model.h5" m.h5 || exit 1
+"$MASKKIT" positional m.h5 --heads 2 --layer 1 --fit 2 --png heads.png --columns 2 > out || exit 1
+grep -q '^positional parameters 3 S H L = 3 x 2 x 2 x 2 = 24$' out || { cat out; exit 1; }
+[ "$(grep -c '^   [01] ' out)" = 2 ] || { echo "expected 2 head rows"; cat out; exit 1; }
+grep -q 'layer_._1/attention/self/query/kernel:0' out || { echo "wrong layer"; exit 1; }
+# 2 panels of 16 side by side with a 2-pixel gap: 34 x 16
+od -An -tx1 -N24 heads.png | tr -d ' \n' | grep -q '^89504e470d0a1a0a0000000d494844520000002200000010$' \
+	|| { echo "heads.png is not a 34 x 16 PNG"; od -An -tx1 -N24 heads.png; exit 1; }
+echo ok

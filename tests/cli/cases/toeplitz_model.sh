@@ -1,0 +1,19 @@
+# sinusoidal position embeddings (stored as float32) are Toeplitz: R^2 = 1;
+# two files print a table; --json gives an array; the heatmap is a PNG of n x n
+fix="$(dirname "$0")/../fixtures"
+cp "$fix/model.h5" a.h5 && cp "$fix/model.h5" b.h5 || exit 1
+"$MASKKIT" toeplitz a.h5 --first 4 > one || exit 1
+grep -q '^n x d       16 x 8$' one || { echo "no shape line"; cat one; exit 1; }
+grep -q '^R^2         1\.000000000 ' one || { echo "R^2 is not 1"; cat one; exit 1; }
+grep -q '^R^2 \[:4\]    1\.000000000 ' one || { echo "no leading block"; cat one; exit 1; }
+"$MASKKIT" toeplitz a.h5 b.h5 > two || exit 1
+[ "$(wc -l < two)" = 3 ] || { echo "expected a header and 2 rows"; cat two; exit 1; }
+"$MASKKIT" toeplitz a.h5 b.h5 --json > j || exit 1
+[ "$(grep -c '"file":' j)" = 2 ] && head -c 1 j | grep -q '\[' || { echo "bad JSON"; cat j; exit 1; }
+"$MASKKIT" toeplitz a.h5 b.h5 --png 'p-{}.png' > /dev/null || exit 1
+for f in p-a.png p-b.png; do
+	# PNG signature, then IHDR width and height 16 (big-endian)
+	od -An -tx1 -N24 $f | tr -d ' \n' | grep -q '^89504e470d0a1a0a0000000d494844520000001000000010$' \
+		|| { echo "$f is not a 16 x 16 PNG"; exit 1; }
+done
+echo ok
