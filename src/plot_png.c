@@ -1,3 +1,258 @@
-/* stub */
+/*
+ * Heatmaps of real-valued matrices (attention weights, Gram matrices), one
+ * panel per matrix in a grid, written with libpng as 8-bit RGB.
+ *
+ * A k x k panel is drawn one pixel per entry up to max_px; beyond, its side
+ * is exactly max_px and pixel x covers entries [x k / side, (x+1) k / side),
+ * so blocks differ by at most one entry when k is not a multiple.  Each pixel
+ * shows the mean of its block.  Each panel is scaled from the minimum to the
+ * maximum of what it shows (the block means), not of the raw entries: a
+ * sharp diagonal averaged over a block would otherwise never reach the top
+ * of the colour map and the picture would lose most of its contrast.
+ *
+ * NaN and infinite entries count as missing: they are left out of the means
+ * and of the range, and a pixel with nothing but missing entries is grey.
+ * A panel whose values are all equal is drawn at the middle of the map.
+ *
+ * The picture is produced one band of panels at a time (side pixel rows), so
+ * memory is one band of RGB plus one panel of means whatever the count.
+ */
 #include "config.h"
-#include "maskkit.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <png.h>
+#include "internal.h"
+
+#define MK_PIC_DEFAULT_MAX_PX 1024
+#define MK_PIC_GAP 2
+
+static const uint8_t mk_pic_missing[3] = {160, 160, 160};
+/* gaps and the empty cells of the last row are white (0xff bytes) */
+#define MK_PIC_BACKGROUND 0xff
+
+struct mk_pic {
+	const double *const *mats;
+	int count;
+	int64_t cols, rows;  /* of the grid */
+	int64_t k, lda;
+	int64_t side;        /* pixels per panel side */
+	int64_t width, height;
+	double *means;       /* one panel, side x side */
+	uint8_t *band;       /* side pixel rows of the picture */
+	png_structp png;
+	png_infop info;
+	char msg[200];       /* libpng's message when it fails */
+};
+
+/* libpng's default handlers print to stderr and abort; keep the message and
+ * unwind to mk_pic_png's setjmp instead. */
+static void mk_pic_error(png_structp png, png_const_charp msg)
+{
+	struct mk_pic *p = png_get_error_ptr(png);
+	snprintf(p->msg, sizeof p->msg, "%s", msg);
+	png_longjmp(png, 1);
+}
+
+static void mk_pic_warning(png_structp png, png_const_charp msg)
+{
+	(void)png;
+	(void)msg;
+}
+
+/* The mean of the finite entries of m[i0..i1) x [j0..j1), NaN if none. */
+static double mk_pic_block(const double *m, int64_t lda, int64_t i0, int64_t i1,
+			   int64_t j0, int64_t j1)
+{
+	double sum = 0.0;
+	int64_t n = 0;
+
+	for (int64_t i = i0; i < i1; i++) {
+		const double *row = m + i * lda;
+		for (int64_t j = j0; j < j1; j++)
+			if (isfinite(row[j])) {
+				sum += row[j];
+				n++;
+			}
+	}
+	return n ? sum / (double)n : NAN;
+}
+
+static void mk_pic_means(const struct mk_pic *p, const double *m)
+{
+	int64_t s = p->side, k = p->k, lda = p->lda;
+
+#pragma omp parallel for schedule(static)
+	for (int64_t y = 0; y < s; y++) {
+		int64_t i0 = y * k / s, i1 = (y + 1) * k / s;
+		double *out = p->means + y * s;
+		for (int64_t x = 0; x < s; x++)
+			out[x] = mk_pic_block(m, lda, i0, i1, x * k / s, (x + 1) * k / s);
+	}
+}
+
+/* Draws the panel in p->means into the band at column offset x0. */
+static void mk_pic_paint(const struct mk_pic *p, int64_t x0)
+{
+	int64_t s = p->side, n = s * s;
+	double lo = INFINITY, hi = -INFINITY, scale;
+
+	for (int64_t q = 0; q < n; q++)
+		if (!isnan(p->means[q])) {
+			lo = p->means[q] < lo ? p->means[q] : lo;
+			hi = p->means[q] > hi ? p->means[q] : hi;
+		}
+	/* A constant panel has no range to stretch: draw it at t = 0.5. */
+	scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
+#pragma omp parallel for schedule(static)
+	for (int64_t y = 0; y < s; y++) {
+		uint8_t *px = p->band + 3 * (y * p->width + x0);
+		for (int64_t x = 0; x < s; x++, px += 3) {
+			double v = p->means[y * s + x];
+			if (isnan(v))
+				memcpy(px, mk_pic_missing, 3);
+			else
+				mk_colormap_viridis(scale > 0.0 ? (v - lo) * scale : 0.5, px);
+		}
+	}
+}
+
+/* Everything that may longjmp out; called under mk_pic_png's setjmp. */
+static void mk_pic_stream(struct mk_pic *p, FILE *f)
+{
+	size_t band_bytes = (size_t)(3 * p->side * p->width);
+
+	png_init_io(p->png, f);
+	png_set_IHDR(p->png, p->info, (png_uint_32)p->width, (png_uint_32)p->height, 8,
+		     PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+		     PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(p->png, p->info);
+	for (int64_t r = 0; r < p->rows; r++) {
+		memset(p->band, MK_PIC_BACKGROUND, band_bytes);
+		for (int64_t c = 0; c < p->cols && r * p->cols + c < p->count; c++) {
+			mk_pic_means(p, p->mats[r * p->cols + c]);
+			mk_pic_paint(p, c * (p->side + MK_PIC_GAP));
+		}
+		for (int64_t y = 0; y < p->side; y++)
+			png_write_row(p->png, p->band + 3 * y * p->width);
+		/* the gap between bands: background rows, drawn from the band's first */
+		memset(p->band, MK_PIC_BACKGROUND, (size_t)(3 * p->width));
+		for (int64_t y = 0; r < p->rows - 1 && y < MK_PIC_GAP; y++)
+			png_write_row(p->png, p->band);
+	}
+	png_write_end(p->png, p->info);
+}
+
+/* Kept free of locals that change after setjmp, which longjmp could clobber. */
+static int mk_pic_png(struct mk_pic *p, FILE *f)
+{
+	if (setjmp(png_jmpbuf(p->png)))
+		return mk_error_set(MK_EIO, "PNG: %s", p->msg);
+	mk_pic_stream(p, f);
+	return MK_OK;
+}
+
+static int mk_pic_write(const char *tmp_path, void *arg)
+{
+	struct mk_pic *p = arg;
+	FILE *f = fopen(tmp_path, "wb");
+	int ret;
+
+	if (!f)
+		return mk_error_set(MK_EIO, "'%s': %s", tmp_path, strerror(errno));
+	p->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, p, mk_pic_error, mk_pic_warning);
+	p->info = p->png ? png_create_info_struct(p->png) : NULL;
+	if (p->png && p->info)
+		ret = mk_pic_png(p, f);
+	else
+		ret = mk_error_set(MK_ENOMEM, "out of memory (libpng)");
+	if (p->png)
+		png_destroy_write_struct(&p->png, p->info ? &p->info : NULL);
+	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+	if (fclose(f) != 0 && ret == MK_OK)
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+	return ret;
+}
+
+static int mk_pic_check(const char *path, const double *const *mats, int count, int64_t k,
+			int64_t lda, int columns, int64_t max_px)
+{
+	uint64_t span;
+	int ret;
+
+	if (!path || !mats)
+		return mk_error_set(MK_EINVAL, "no %s given for the picture", path ? "matrices" : "path");
+	if (count < 1)
+		return mk_error_set(MK_EINVAL, "the number of panels must be positive, got %d", count);
+	if (columns < 1)
+		return mk_error_set(MK_EINVAL, "the number of columns must be positive, got %d",
+				    columns);
+	ret = mk_check_n(k, "the matrix side k");
+	if (ret)
+		return ret;
+	if (lda < k)
+		return mk_error_set(MK_EINVAL, "leading dimension %" PRId64 " is less than k = %" PRId64,
+				    lda, k);
+	if (mk_mul_u64((uint64_t)k, (uint64_t)lda, &span) || span > (uint64_t)INT64_MAX)
+		return mk_error_set(MK_ERANGE, "a %" PRId64 " x %" PRId64 " matrix does not fit in memory",
+				    k, lda);
+	if (max_px < 0 || max_px > MK_N_MAX)
+		return mk_error_set(MK_EINVAL, "PNG size limit %" PRId64 " is out of range (0 to %" PRId64
+				    ")", max_px, MK_N_MAX);
+	for (int c = 0; c < count; c++)
+		if (!mats[c])
+			return mk_error_set(MK_EINVAL, "matrix %d of the picture is missing", c);
+	return MK_OK;
+}
+
+/* Sizes of the picture, checked against PNG's limits and the memory cap. */
+static int mk_pic_geometry(struct mk_pic *p, int columns, int64_t max_px)
+{
+	uint64_t band, means;
+
+	if (max_px == 0)
+		max_px = MK_PIC_DEFAULT_MAX_PX;
+	p->side = p->k <= max_px ? p->k : max_px;
+	p->cols = columns < p->count ? columns : p->count;
+	p->rows = (p->count + p->cols - 1) / p->cols;
+	/* side <= 2^20 and cols, rows < 2^31: these products fit in int64 */
+	p->width = p->cols * p->side + (p->cols - 1) * MK_PIC_GAP;
+	p->height = p->rows * p->side + (p->rows - 1) * MK_PIC_GAP;
+	if (p->width > PNG_UINT_31_MAX || p->height > PNG_UINT_31_MAX)
+		return mk_error_set(MK_ERANGE, "a %" PRId64 " x %" PRId64 " picture is too large for PNG",
+				    p->width, p->height);
+	if (mk_mul_u64((uint64_t)p->width * 3, (uint64_t)p->side, &band))
+		return MK_ERANGE;
+	means = (uint64_t)p->side * (uint64_t)p->side * sizeof(double);
+	if (band > UINT64_MAX - means)
+		return mk_error_set(MK_ERANGE, "the picture's buffers overflow");
+	return mk_check_memory(band + means, 0, "the picture");
+}
+
+int mk_png_matrices(const char *path, const double *const *mats, int count, int64_t k,
+		    int64_t lda, int columns, int64_t max_px)
+{
+	struct mk_pic p = {.mats = mats, .count = count, .k = k, .lda = lda};
+	int ret;
+
+	ret = mk_pic_check(path, mats, count, k, lda, columns, max_px);
+	if (ret)
+		return ret;
+	ret = mk_pic_geometry(&p, columns, max_px);
+	if (ret)
+		return ret;
+	p.means = malloc((size_t)(p.side * p.side) * sizeof *p.means);
+	p.band = malloc((size_t)(3 * p.side * p.width));
+	if (!p.means || !p.band) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = mk_io_atomic(path, mk_pic_write, &p);
+out:
+	free(p.means);
+	free(p.band);
+	return ret;
+}
