@@ -1,3 +1,241 @@
-/* stub */
+/*
+ * HDF5 helpers shared by the mask and weights readers: opening a file
+ * without HDF5 printing anything, listing its datasets and checking a
+ * dataset's layout before reading it.
+ *
+ * The listing walks every link with H5Lvisit.  libhdf5 only remembers the
+ * groups it has visited when their reference count is above one, so a
+ * corrupt file that links a group into itself would be walked forever: the
+ * walk is cut off after MK_H5_MAX_VISIT links, names longer than
+ * MK_H5_MAX_NAME or MK_H5_MAX_KEPT bytes of kept names.
+ */
 #include "config.h"
-#include "maskkit.h"
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "h5util.h"
+
+#define MK_H5_MAX_NAME 4096               /* bytes in one path */
+#define MK_H5_MAX_KEPT ((size_t)16 << 20) /* bytes of paths kept by one walk */
+
+/* Not restored afterwards: after some corrupt files HDF5 fails to tidy up
+ * at exit, and with printing on it then writes its error stack to stderr
+ * from the exit handler, long after we returned a clean error. */
+void mk_h5_silence(void)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static int mk_h5_probe(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	htri_t is_h5;
+
+	if (!f)
+		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+	fclose(f);
+#if H5_VERSION_GE(1, 12, 0)
+	is_h5 = H5Fis_accessible(path, H5P_DEFAULT);
+#else
+	is_h5 = H5Fis_hdf5(path);
+#endif
+	return is_h5 > 0 ? MK_OK : mk_error_set(MK_EFORMAT, "'%s': not an HDF5 file", path);
+}
+
+int mk_h5_open(const char *path, hid_t *file)
+{
+	int ret;
+
+	*file = H5I_INVALID_HID;
+	mk_h5_silence();
+	ret = mk_h5_probe(path);
+	if (ret)
+		return ret;
+	*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (*file < 0)
+		return mk_error_set(MK_EFORMAT, "'%s': HDF5 cannot open the file", path);
+	return MK_OK;
+}
+
+/* ---- listing datasets ---------------------------------------------------- */
+
+struct mk_h5_walk {
+	int rank;                   /* 0: any */
+	const char *const *needles; /* may be NULL */
+	char **names;               /* NULL-terminated once count > 0 */
+	size_t count, cap, kept;    /* kept: bytes of names */
+	long visited;
+	bool cut, nomem;
+};
+
+static bool mk_h5_matches(const char *name, const char *const *needles)
+{
+	for (; needles && *needles; needles++)
+		if (!strstr(name, *needles))
+			return false;
+	return true;
+}
+
+/* The rank of the dataset at name, or -1 for anything else. */
+static int mk_h5_rank(hid_t group, const char *name)
+{
+	hid_t obj = H5Oopen(group, name, H5P_DEFAULT), space;
+	int ndims = -1;
+
+	if (obj < 0)
+		return -1;
+	if (H5Iget_type(obj) == H5I_DATASET && (space = H5Dget_space(obj)) >= 0) {
+		ndims = H5Sget_simple_extent_ndims(space);
+		H5Sclose(space);
+	}
+	H5Oclose(obj);
+	return ndims;
+}
+
+/* Takes ownership of name. */
+static bool mk_h5_keep(struct mk_h5_walk *walk, char *name)
+{
+	if (walk->count + 1 >= walk->cap) {
+		size_t cap = walk->cap ? 2 * walk->cap : 16;
+		char **names = realloc(walk->names, cap * sizeof *names);
+		if (!names) {
+			free(name);
+			walk->nomem = true;
+			return false;
+		}
+		walk->names = names;
+		walk->cap = cap;
+	}
+	walk->names[walk->count++] = name;
+	walk->names[walk->count] = NULL;
+	return true;
+}
+
+static herr_t mk_h5_visit(hid_t group, const char *name, const H5L_info_t *info, void *arg)
+{
+	struct mk_h5_walk *walk = arg;
+	size_t len = strlen(name);
+	char *full;
+	int ndims;
+
+	if (info->type != H5L_TYPE_HARD)
+		return 0;
+	if (++walk->visited > MK_H5_MAX_VISIT || len > MK_H5_MAX_NAME ||
+	    walk->kept + len > MK_H5_MAX_KEPT) {
+		walk->cut = true;
+		return -1;
+	}
+	full = malloc(len + 2);
+	if (!full) {
+		walk->nomem = true;
+		return -1;
+	}
+	full[0] = '/';
+	memcpy(full + 1, name, len + 1);
+	ndims = mk_h5_matches(full, walk->needles) ? mk_h5_rank(group, name) : -1;
+	if (ndims < 0 || (walk->rank && ndims != walk->rank)) {
+		free(full);
+		return 0;
+	}
+	walk->kept += len + 1;
+	return mk_h5_keep(walk, full) ? 0 : -1;
+}
+
+static int mk_h5_compare(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int mk_h5_datasets(hid_t file, const char *path, int rank, const char *const *needles,
+		   const char *hint, char ***out, size_t *count)
+{
+	struct mk_h5_walk walk = {.rank = rank, .needles = needles};
+	int ret;
+
+	*out = NULL;
+	*count = 0;
+	if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, mk_h5_visit, &walk) >= 0)
+		ret = MK_OK;
+	else if (walk.nomem)
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	else if (walk.cut)
+		ret = mk_error_set(MK_EFORMAT, "'%s': the file's groups loop or are too many to "
+				   "search%s", path, hint ? hint : "");
+	else
+		ret = mk_error_set(MK_EFORMAT, "'%s': cannot list the datasets in the file", path);
+	if (ret == MK_OK && !walk.names && !(walk.names = calloc(1, sizeof *walk.names)))
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	if (ret) {
+		mk_h5_names_free(walk.names);
+		return ret;
+	}
+	qsort(walk.names, walk.count, sizeof *walk.names, mk_h5_compare);
+	*out = walk.names;
+	*count = walk.count;
+	return MK_OK;
+}
+
+void mk_h5_names_free(char **names)
+{
+	for (char **p = names; p && *p; p++)
+		free(*p);
+	free(names);
+}
+
+void mk_h5_join(char *buf, size_t cap, char *const *names, size_t count)
+{
+	static const char more[] = ", ...";
+	size_t len = 0, k;
+
+	assert(cap >= sizeof more);
+	buf[0] = '\0';
+	for (k = 0; k < count && k < MK_H5_LIST; k++) {
+		size_t need = (k ? 2 : 0) + strlen(names[k]);
+		/* leave room for ", ..." while names remain after this one */
+		size_t reserve = k + 1 < count ? sizeof more : 1;
+		if (len + need + reserve > cap)
+			break;
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", k ? ", " : "", names[k]);
+	}
+	if (k < count)
+		snprintf(buf + len, cap - len, "%s", k ? more : more + 2);
+}
+
+/* ---- layout -------------------------------------------------------------- */
+
+/* A compact dataset keeps its data in its header.  libhdf5 before 1.14.1
+ * copies as many bytes as the dataspace needs, whatever size the header
+ * gives (HDF5 GitHub #2606). */
+static bool mk_h5_compact_ok(hid_t dset, int rank, const hsize_t *dims)
+{
+	hid_t ftype = H5Dget_type(dset);
+	uint64_t bytes = ftype >= 0 ? H5Tget_size(ftype) : 0;
+
+	if (ftype >= 0)
+		H5Tclose(ftype);
+	for (int k = 0; k < rank && bytes; k++)
+		bytes = dims[k] && bytes > UINT64_MAX / dims[k] ? 0 : bytes * dims[k];
+	return bytes > 0 && H5Dget_storage_size(dset) == bytes;
+}
+
+int mk_h5_check_layout(hid_t dset, const char *path, const char *name, int rank,
+		       const hsize_t *dims)
+{
+	hid_t dcpl = H5Dget_create_plist(dset);
+	H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+	hsize_t chunk[H5S_MAX_RANK];
+	bool ok = layout != H5D_LAYOUT_ERROR && rank >= 1 && rank <= H5S_MAX_RANK;
+
+	if (ok && layout == H5D_CHUNKED) {
+		ok = H5Pget_chunk(dcpl, rank, chunk) == rank;
+		for (int k = 0; ok && k < rank; k++)
+			ok = chunk[k] >= 1 && chunk[k] <= dims[k];
+	} else if (ok && layout == H5D_COMPACT) {
+		ok = mk_h5_compact_ok(dset, rank, dims);
+	}
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return ok ? MK_OK : mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has a damaged layout",
+					 path, name);
+}

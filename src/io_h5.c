@@ -13,26 +13,15 @@
  * print, so every entry point turns that off.
  */
 #include "config.h"
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <hdf5.h>
-#include "internal.h"
+#include "h5util.h"
 
 #define MK_H5_CHUNK_BYTES ((int64_t)1 << 20)
 #define MK_H5_CHUNK_ROWS 256
 #define MK_H5_READ_BYTES ((int64_t)4 << 20)
-#define MK_H5_LIST 5 /* candidate datasets named in an error */
 #define MK_H5_MAX_ELEMENT 16 /* bytes in the widest number we read */
-
-/* Not restored afterwards: after some corrupt files HDF5 fails to tidy up
- * at exit, and with printing on it then writes its error stack to stderr
- * from the exit handler, long after we returned a clean error. */
-static void mk_h5_silence(void)
-{
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -210,74 +199,26 @@ out:
 
 /* ---- reading ------------------------------------------------------------ */
 
-#define MK_H5_MAX_VISIT 100000 /* links searched for a 2-D dataset */
-
-struct mk_h5_found {
-	int count;                  /* 2-D datasets seen */
-	long visited;               /* links seen */
-	bool cyclic;                /* the walk was cut off */
-	char *first;                /* the path of the first one */
-	char names[MK_H5_LIST][128]; /* the first few, for the error message */
-};
-
-static herr_t mk_h5_visit(hid_t group, const char *name, const H5L_info_t *info, void *arg)
-{
-	struct mk_h5_found *found = arg;
-	hid_t obj, space;
-	int ndims = -1;
-
-	if (info->type != H5L_TYPE_HARD)
-		return 0;
-	/* a corrupt file can link a group into itself: the walk would never end */
-	if (++found->visited > MK_H5_MAX_VISIT || strlen(name) > 4096) {
-		found->cyclic = true;
-		return -1;
-	}
-	obj = H5Oopen(group, name, H5P_DEFAULT);
-	if (obj < 0)
-		return 0;
-	if (H5Iget_type(obj) == H5I_DATASET && (space = H5Dget_space(obj)) >= 0) {
-		ndims = H5Sget_simple_extent_ndims(space);
-		H5Sclose(space);
-	}
-	H5Oclose(obj);
-	if (ndims != 2)
-		return 0;
-	if (found->count == 0 && !(found->first = strdup(name)))
-		return -1;
-	if (found->count < MK_H5_LIST)
-		snprintf(found->names[found->count], sizeof found->names[0], "/%s", name);
-	found->count++;
-	return 0;
-}
-
-static int mk_h5_candidates_error(const char *path, const struct mk_h5_found *found)
+static int mk_h5_candidates_error(const char *path, char *const *names, size_t count)
 {
 	/* The message buffer is 512 bytes: name as many as fit in about 300. */
-	char list[320] = "";
-	size_t len = 0;
-	int named = 0;
+	char list[320];
 
-	if (found->count == 0)
+	if (count == 0)
 		return mk_error_set(MK_EFORMAT, "'%s': no dataset 'mask' and no 2-D dataset in "
 				    "the file", path);
-	while (named < found->count && named < MK_H5_LIST &&
-	       len + strlen(found->names[named]) + 2 < sizeof list) {
-		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", named ? ", " : "",
-					found->names[named]);
-		named++;
-	}
-	return mk_error_set(MK_EFORMAT, "'%s': no dataset 'mask' and %d 2-D datasets to choose "
-			    "from: %s%s", path, found->count, list,
-			    named < found->count ? ", ..." : "");
+	mk_h5_join(list, sizeof list, names, count);
+	return mk_error_set(MK_EFORMAT, "'%s': no dataset 'mask' and %zu 2-D datasets to choose "
+			    "from: %s", path, count, list);
 }
 
 /* Opens "mask", or else the only 2-D dataset; *name gets its path. */
 static int mk_h5_open_mask(hid_t file, const char *path, hid_t *dset, char *name, size_t cap)
 {
-	struct mk_h5_found found = {0};
+	char **found = NULL;
+	size_t count = 0;
 	hid_t obj;
-	int ret = MK_OK;
+	int ret;
 
 	if (H5Lexists(file, "mask", H5P_DEFAULT) > 0) {
 		obj = H5Oopen(file, "mask", H5P_DEFAULT);
@@ -289,17 +230,14 @@ static int mk_h5_open_mask(hid_t file, const char *path, hid_t *dset, char *name
 		if (obj >= 0)
 			H5Oclose(obj);
 	}
-	if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, mk_h5_visit, &found) < 0)
-		ret = mk_error_set(MK_EFORMAT, found.cyclic ? "'%s': the file's groups loop or "
-				   "are too many to search (give a dataset named 'mask')"
-				   : "'%s': cannot list the datasets in the file", path);
-	else if (found.count != 1)
-		ret = mk_h5_candidates_error(path, &found);
-	else if ((*dset = H5Dopen2(file, found.first, H5P_DEFAULT)) < 0)
-		ret = mk_error_set(MK_EFORMAT, "'%s': cannot open dataset '/%s'", path, found.first);
-	else
-		snprintf(name, cap, "/%s", found.first);
-	free(found.first);
+	ret = mk_h5_datasets(file, path, 2, NULL, " (give a dataset named 'mask')", &found, &count);
+	if (ret == MK_OK && count != 1)
+		ret = mk_h5_candidates_error(path, found, count);
+	else if (ret == MK_OK && (*dset = H5Dopen2(file, found[0], H5P_DEFAULT)) < 0)
+		ret = mk_error_set(MK_EFORMAT, "'%s': cannot open dataset '%s'", path, found[0]);
+	else if (ret == MK_OK)
+		snprintf(name, cap, "%s", found[0]);
+	mk_h5_names_free(found);
 	return ret;
 }
 
@@ -328,23 +266,6 @@ static int mk_h5_shape(hid_t dset, const char *path, const char *name, int64_t *
 				    (unsigned long long)dims[0], MK_N_MAX);
 	*n = (int64_t)dims[0];
 	return MK_OK;
-}
-
-/* libhdf5 trusts a file's chunk sizes when it reads; a chunk larger than
- * the dataset, which no valid file has, makes it read out of bounds. */
-static int mk_h5_check_chunks(hid_t dset, const char *path, const char *name, int64_t n)
-{
-	hid_t dcpl = H5Dget_create_plist(dset);
-	hsize_t chunk[2] = {0, 0};
-	bool ok = dcpl >= 0;
-
-	if (ok && H5Pget_layout(dcpl) == H5D_CHUNKED)
-		ok = H5Pget_chunk(dcpl, 2, chunk) == 2 && chunk[0] >= 1 && chunk[1] >= 1 &&
-		     chunk[0] <= (hsize_t)n && chunk[1] <= (hsize_t)n;
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	return ok ? MK_OK : mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has a damaged layout",
-					 path, name);
 }
 
 /* The type to read into: the native form of an integer, enum or bitfield
@@ -452,22 +373,6 @@ out:
 	return ret;
 }
 
-static int mk_h5_probe(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	htri_t is_h5;
-
-	if (!f)
-		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
-	fclose(f);
-#if H5_VERSION_GE(1, 12, 0)
-	is_h5 = H5Fis_accessible(path, H5P_DEFAULT);
-#else
-	is_h5 = H5Fis_hdf5(path);
-#endif
-	return is_h5 > 0 ? MK_OK : mk_error_set(MK_EFORMAT, "'%s': not an HDF5 file", path);
-}
-
 int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out)
 {
 	hid_t file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
@@ -477,20 +382,13 @@ int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out)
 	int ret;
 
 	*out = NULL;
-	mk_h5_silence();
-	ret = mk_h5_probe(path);
-	if (ret)
-		goto out;
-	file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	if (file < 0) {
-		ret = mk_error_set(MK_EFORMAT, "'%s': HDF5 cannot open the file", path);
-		goto out;
-	}
-	ret = mk_h5_open_mask(file, path, &dset, name, sizeof name);
+	ret = mk_h5_open(path, &file);
+	if (ret == MK_OK)
+		ret = mk_h5_open_mask(file, path, &dset, name, sizeof name);
 	if (ret == MK_OK)
 		ret = mk_h5_shape(dset, path, name, &n);
 	if (ret == MK_OK)
-		ret = mk_h5_check_chunks(dset, path, name, n);
+		ret = mk_h5_check_layout(dset, path, name, 2, (hsize_t[]){(hsize_t)n, (hsize_t)n});
 	if (ret == MK_OK)
 		ret = mk_mask_new(n, max_memory, &m);
 	if (ret == MK_OK)
@@ -499,7 +397,6 @@ int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out)
 		*out = m;
 		m = NULL;
 	}
-out:
 	mk_mask_free(m);
 	if (dset >= 0)
 		H5Dclose(dset);

@@ -70,4 +70,19 @@ static inline hid_t h5t_float16(void)
 	return t;
 }
 
+/* Writes `data` as dataset `name` byte for byte: its memory type is the
+ * file type ftype, so HDF5 converts nothing (e.g. float16 bit patterns as
+ * uint16_t with ftype h5t_float16()). */
+static inline void h5t_write_raw(hid_t file, const char *name, int rank, const hsize_t *dims,
+				 hid_t ftype, const void *data)
+{
+	hid_t space = H5Screate_simple(rank, dims, NULL), dset;
+	ck_assert_int_ge(space, 0);
+	dset = H5Dcreate2(file, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	ck_assert_int_ge(dset, 0);
+	ck_assert_int_ge(H5Dwrite(dset, ftype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), 0);
+	H5Dclose(dset);
+	H5Sclose(space);
+}
+
 #endif
