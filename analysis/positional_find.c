@@ -190,9 +190,13 @@ static int pos_find_role(mk_weights *w, const mk_positional_opts *o, mk_position
 {
 	char **dst = &p->used[role];
 
-	if (o->dataset[role])
-		return (*dst = strdup(o->dataset[role])) ? MK_OK
-							 : mk_error_set(MK_ENOMEM, "out of memory");
+	if (o->dataset[role]) {
+		size_t len = strlen(o->dataset[role]) + 2;
+		if (!(*dst = malloc(len)))
+			return mk_error_set(MK_ENOMEM, "out of memory");
+		snprintf(*dst, len, "%s%s", o->dataset[role][0] == '/' ? "" : "/", o->dataset[role]);
+		return MK_OK;
+	}
 	switch (role) {
 	case MK_POS_POSITION:
 		return mk_weights_find(w, "position_embeddings", "the position embeddings", dst);

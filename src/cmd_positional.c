@@ -199,8 +199,12 @@ static void pos_print(const pos_opts *o, const pos_report *rep)
 {
 	const mk_positional *r = &rep->r;
 	printf("file             %s\n", rep->file);
-	printf("layer            %" PRId64 " (%" PRId64 " layers with query weights)\n",
-	       o->p.layer, r->layers);
+	if (r->layers)
+		printf("layer            %" PRId64 " (%" PRId64 " layers with query weights)\n",
+		       o->p.layer, r->layers);
+	else
+		printf("layer            %" PRId64 " (layer count unknown: no query weights named "
+		       "by layer)\n", o->p.layer);
 	printf("positions        %" PRId64 ", embedding size %" PRId64 ", %" PRId64
 	       " heads of d_k = %" PRId64 "\n", r->n, r->e, r->heads, r->dk);
 	printf("biases           %s\n", o->p.no_bias ? "left out (--no-bias)" :
@@ -221,10 +225,13 @@ static void pos_print(const pos_opts *o, const pos_report *rep)
 		}
 		printf("\n");
 	}
-	if (rep->fits)
+	if (rep->fits && r->layers)
 		printf("\npositional parameters 3 S H L = 3 x %" PRId64 " x %" PRId64 " x %" PRId64
 		       " = %" PRId64 "\n", o->fit, r->heads, r->layers, 3 * o->fit * r->heads *
 		       r->layers);
+	else if (rep->fits)
+		printf("\npositional parameters 3 S H = 3 x %" PRId64 " x %" PRId64 " = %" PRId64
+		       " per layer\n", o->fit, r->heads, 3 * o->fit * r->heads);
 }
 
 static cJSON *pos_fit_json(const mk_toeplitz *t, const mk_tisa *f)
@@ -268,9 +275,15 @@ static cJSON *pos_json(const pos_opts *o, const pos_report *rep)
 			cJSON_AddItemToObject(x, "fit", pos_fit_json(&r->fit[h], &rep->fits[h]));
 		cJSON_AddItemToArray(heads, x);
 	}
-	if (rep->fits)
-		cJSON_AddNumberToObject(j, "positional_parameters",
-					(double)(3 * o->fit * r->heads * r->layers));
+	if (rep->fits) {
+		cJSON_AddNumberToObject(j, "positional_parameters_per_layer",
+					(double)(3 * o->fit * r->heads));
+		if (r->layers)
+			cJSON_AddNumberToObject(j, "positional_parameters",
+						(double)(3 * o->fit * r->heads * r->layers));
+		else
+			cJSON_AddNullToObject(j, "positional_parameters");
+	}
 	return j;
 }
 

@@ -169,10 +169,14 @@ static int toep_find(mk_weights *w, const toep_opts *o, toep_result *r)
 {
 	int ret;
 
-	if (o->dataset && !(r->dataset = strdup(o->dataset)))
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	if (o->dataset)
+	if (o->dataset) {
+		/* shown as found by a search would show it: from the root */
+		size_t len = strlen(o->dataset) + 2;
+		if (!(r->dataset = malloc(len)))
+			return mk_error_set(MK_ENOMEM, "out of memory");
+		snprintf(r->dataset, len, "%s%s", o->dataset[0] == '/' ? "" : "/", o->dataset);
 		return MK_OK;
+	}
 	ret = mk_weights_find(w, "position_embeddings", "the position embeddings", &r->dataset);
 	if (ret == MK_EFORMAT) {
 		char msg[512];
