@@ -18,6 +18,7 @@
  */
 #include "config.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
@@ -162,17 +163,18 @@ static int pos_heads(pos_ctx *x)
 	pos_in_out(x, MK_POS_QUERY, &in, &out);
 	pos_in_out(x, MK_POS_KEY, &kin, &kout);
 	if (kin != in || kout != out)
-		return mk_error_set(MK_EFORMAT, "'%s': query '%s' and key '%s' weights differ in "
-				    "shape", pos_file(x), p->used[MK_POS_QUERY], p->used[MK_POS_KEY]);
+		return mk_error_set(MK_EFORMAT, "'%s': query '%s' maps %lld to %lld but key '%s' "
+				    "maps %lld to %lld", pos_file(x), p->used[MK_POS_QUERY],
+				    (long long)in, (long long)out, p->used[MK_POS_KEY],
+				    (long long)kin, (long long)kout);
 	p->hidden = out;
 	p->heads = x->o->heads ? x->o->heads : out / 64;
 	if (!x->o->heads && (p->heads < 1 || out % 64))
 		return mk_error_set(MK_EINVAL, "'%s': %lld query dimensions do not make heads of "
 				    "the default size 64 (give --heads)", pos_file(x), (long long)out);
 	if (out % p->heads)
-		return mk_error_set(MK_EINVAL, "'%s': cannot split %lld query dimensions into %lld "
-				    "heads (give --heads)", pos_file(x), (long long)out,
-				    (long long)p->heads);
+		return mk_error_set(MK_EINVAL, "'%s': %lld heads do not divide the %lld query "
+				    "dimensions", pos_file(x), (long long)p->heads, (long long)out);
 	p->dk = out / p->heads;
 	return MK_OK;
 }
@@ -191,11 +193,12 @@ static int pos_project(pos_ctx *x)
 	const mk_matrix *bk = x->o->no_bias ? NULL : &x->m[MK_POS_KEY_BIAS];
 	int ret;
 
+	/* shapes first: a wrong layout shows as a wrong input size, not a bias */
 	if ((ret = pos_heads(x)) ||
-	    (ret = pos_check_bias(x, MK_POS_QUERY_BIAS, x->out->hidden)) ||
-	    (ret = pos_check_bias(x, MK_POS_KEY_BIAS, x->out->hidden)) ||
 	    (ret = pos_apply(x, &x->ep, MK_POS_QUERY, NULL, &x->q)) ||
 	    (ret = pos_apply(x, &x->ep, MK_POS_KEY, NULL, &x->k)) ||
+	    (ret = pos_check_bias(x, MK_POS_QUERY_BIAS, x->out->hidden)) ||
+	    (ret = pos_check_bias(x, MK_POS_KEY_BIAS, x->out->hidden)) ||
 	    (ret = pos_apply(x, &x->wbar, MK_POS_QUERY, bq, &x->a)) ||
 	    (ret = pos_apply(x, &x->wbar, MK_POS_KEY, bk, &x->c)))
 		return ret;
@@ -211,12 +214,15 @@ static int pos_alloc_out(pos_ctx *x)
 	uint64_t cells, bytes;
 	int ret;
 
-	if (mk_mul_u64((uint64_t)(h * n), (uint64_t)n, &cells) ||
+	if (mk_mul_u64((uint64_t)h, (uint64_t)n, &cells) || mk_mul_u64(cells, (uint64_t)n, &cells) ||
 	    mk_mul_u64(cells, sizeof(double), &bytes) || bytes > SIZE_MAX)
-		return mk_error_set(MK_ERANGE, "%lld heads of %lld x %lld overflow", (long long)h,
-				    (long long)n, (long long)n);
-	if ((ret = mk_check_memory(bytes, x->o->max_memory, "the positional terms")))
-		return ret;
+		return mk_error_set(MK_ERANGE, "'%s': %lld heads of %lld x %lld overflow",
+				    pos_file(x), (long long)h, (long long)n, (long long)n);
+	if ((ret = mk_check_memory(bytes, x->o->max_memory, "the positional terms"))) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "%s", mk_error());
+		return mk_error_set(ret, "'%s': %s", pos_file(x), msg);
+	}
 	p->f = malloc((size_t)bytes);
 	p->profile = malloc((size_t)(h * (2 * n - 1)) * sizeof *p->profile);
 	p->fit = calloc((size_t)h, sizeof *p->fit);
@@ -251,6 +257,18 @@ static int pos_terms(pos_ctx *x)
 	return MK_OK;
 }
 
+/* BLAS takes int sizes. */
+static int pos_check_blas(const pos_ctx *x)
+{
+	for (int r = 0; r < MK_POS_NROLES; r++)
+		if (x->m[r].rows > INT32_MAX || x->m[r].cols > INT32_MAX)
+			return mk_error_set(MK_ERANGE, "'%s': %s '%s' is too large for BLAS "
+					    "(%lld x %lld)", pos_file(x), pos_roles[r],
+					    x->out->used[r], (long long)x->m[r].rows,
+					    (long long)x->m[r].cols);
+	return MK_OK;
+}
+
 static void pos_release_ctx(pos_ctx *x)
 {
 	for (int r = 0; r < MK_POS_NROLES; r++)
@@ -274,6 +292,8 @@ int mk_positional_compute(const char *file, const mk_positional_opts *o, mk_posi
 		return mk_error_set(MK_EINVAL, "layer must be >= 0, got %lld", (long long)o->layer);
 	if ((ret = mk_weights_open(file, &x.w)) || (ret = mk_pos_find_all(x.w, o, out)) ||
 	    (ret = mk_pos_read_all(x.w, o, out, x.m, x.layout)))
+		goto out;
+	if ((ret = pos_check_blas(&x)))
 		goto out;
 	out->n = x.m[MK_POS_POSITION].rows;
 	out->e = x.m[MK_POS_POSITION].cols;

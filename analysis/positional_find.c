@@ -151,6 +151,12 @@ static int pos_bias_of(mk_weights *w, const char *weight, char **out)
 	int ret;
 
 	*out = NULL;
+	/* only where the checkpoint names them so: a "bias" beside a weight named
+	 * otherwise may belong to anything */
+	if (strncmp(last, "kernel", 6) && strncmp(last, "weight", 6)) {
+		free(name);
+		return MK_OK;
+	}
 	if (!name)
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	snprintf(name, cap, "%.*sbias%s", (int)stem, weight, suffix ? suffix : "");
@@ -217,11 +223,22 @@ static int pos_find_role(mk_weights *w, const mk_positional_opts *o, mk_position
 	}
 }
 
+static int pos_check_opts(const mk_positional_opts *o)
+{
+	if (o->no_bias && (o->dataset[MK_POS_QUERY_BIAS] || o->dataset[MK_POS_KEY_BIAS]))
+		return mk_error_set(MK_EINVAL, "a query or key bias was named but biases are left "
+				    "out (--no-bias)");
+	return MK_OK;
+}
+
 int mk_pos_find_all(mk_weights *w, const mk_positional_opts *o, mk_positional *out)
 {
-	int ret = MK_OK;
+	int ret = pos_check_opts(o);
 	for (int role = 0; role < MK_POS_NROLES && ret == MK_OK; role++)
 		ret = pos_find_role(w, o, out, role);
+	if (ret == MK_OK && out->used[MK_POS_PROJ_BIAS] && !out->used[MK_POS_PROJ])
+		ret = mk_error_set(MK_EINVAL, "a projection bias was named but the file has no "
+				   "embedding projection (name it too)");
 	if (ret == MK_OK)
 		ret = pos_count_layers(w, &out->layers);
 	return ret;

@@ -12,7 +12,8 @@
  * Both passes walk rows, not diagonals: row i's entries land on the
  * consecutive diagonal slots k-1-i .. 2k-2-i, so the inner loops are unit
  * stride on both sides and vectorise.  Each thread sums into its own row of
- * partial sums, merged at the end in a fixed order.
+ * partial sums, merged at the end in thread order: for a given thread count
+ * the result is the same from run to run.
  */
 #include "config.h"
 #include <math.h>
@@ -23,8 +24,11 @@
 #endif
 #include "maskkit.h"
 
+#define TOEP_CHUNK 16       /* rows per scheduling unit */
+#define TOEP_CONSTANT 1e-13 /* TSS / sum a^2 below this: a constant block */
+
 /* A symmetric block is read below the diagonal only: row i has i + 1
- * entries.  Its rows are uneven, hence dynamic scheduling in small chunks. */
+ * entries.  Its rows are uneven, hence small chunks of rows dealt out in turn. */
 static int64_t toep_row_len(int64_t i, int64_t k, bool symmetric)
 {
 	return symmetric ? i + 1 : k;
@@ -55,7 +59,7 @@ static void toep_sum_rows(const double *a, int64_t lda, int64_t k, bool symmetri
 	size_t width = (size_t)(2 * k - 1);
 
 	memset(part, 0, (size_t)nthreads * width * sizeof *part);
-	#pragma omp parallel for schedule(dynamic, 16) num_threads(nthreads)
+	#pragma omp parallel for schedule(static, TOEP_CHUNK) num_threads(nthreads)
 	for (int64_t i = 0; i < k; i++) {
 		const double *row = a + i * lda;
 		double *slot = part + (size_t)toep_thread() * width + (size_t)(k - 1 - i);
@@ -88,32 +92,60 @@ static double toep_means(double *t, int64_t k, bool symmetric)
 	return total / ((double)k * (double)k);
 }
 
+/* Each chunk of TOEP_CHUNK rows sums into its own slot and the slots are
+ * added in order, so RSS and TSS do not depend on the thread count. */
 static void toep_residuals(const double *a, int64_t lda, int64_t k, bool symmetric,
-			   const double *t, double mean, double *rss_out, double *tss_out)
+			   const double *t, double mean, double *chunks, double *rss_out,
+			   double *tss_out)
 {
-	double rss = 0.0, tss = 0.0;
+	int64_t nchunks = (k + TOEP_CHUNK - 1) / TOEP_CHUNK;
 
-	#pragma omp parallel for schedule(dynamic, 16) reduction(+ : rss, tss)
-	for (int64_t i = 0; i < k; i++) {
-		const double *row = a + i * lda, *slot = t + (k - 1 - i);
-		int64_t len = toep_row_len(i, k, symmetric);
+	#pragma omp parallel for schedule(dynamic, 1)
+	for (int64_t c = 0; c < nchunks; c++) {
 		double r = 0.0, s = 0.0;
-		for (int64_t j = 0; j < len; j++) {
-			double e = row[j] - slot[j], c = row[j] - mean;
-			r += e * e;
-			s += c * c;
+		for (int64_t i = c * TOEP_CHUNK; i < k && i < (c + 1) * TOEP_CHUNK; i++) {
+			const double *row = a + i * lda, *slot = t + (k - 1 - i);
+			int64_t len = toep_row_len(i, k, symmetric);
+			double ri = 0.0, si = 0.0;
+			for (int64_t j = 0; j < len; j++) {
+				double e = row[j] - slot[j], d = row[j] - mean;
+				ri += e * e;
+				si += d * d;
+			}
+			if (symmetric) {
+				/* off-diagonal entries stand for themselves and their mirror */
+				double ed = row[i] - slot[i], cd = row[i] - mean;
+				ri = 2.0 * ri - ed * ed;
+				si = 2.0 * si - cd * cd;
+			}
+			r += ri;
+			s += si;
 		}
-		if (symmetric) {
-			/* off-diagonal entries stand for themselves and their mirror */
-			double ed = row[i] - slot[i], cd = row[i] - mean;
-			r = 2.0 * r - ed * ed;
-			s = 2.0 * s - cd * cd;
-		}
-		rss += r;
-		tss += s;
+		chunks[2 * c] = r;
+		chunks[2 * c + 1] = s;
 	}
-	*rss_out = rss;
-	*tss_out = tss;
+	*rss_out = *tss_out = 0.0;
+	for (int64_t c = 0; c < nchunks; c++) {
+		*rss_out += chunks[2 * c];
+		*tss_out += chunks[2 * c + 1];
+	}
+}
+
+/* R^2, with a block constant up to rounding (TSS a vanishing fraction of
+ * sum a^2: below float32 resolution) counted as exactly Toeplitz, and RSS
+ * capped at TSS, as it is in exact arithmetic. */
+static void toep_r2(mk_toeplitz *out)
+{
+	double k2 = (double)out->k * (double)out->k;
+	double sumsq = out->tss + k2 * out->mean * out->mean;
+
+	if (out->tss <= TOEP_CONSTANT * sumsq) {
+		out->r2 = 1.0;
+		return;
+	}
+	if (out->rss > out->tss)
+		out->rss = out->tss;
+	out->r2 = 1.0 - out->rss / out->tss;
 }
 
 int mk_toeplitz_fit(const double *a, int64_t lda, int64_t k, bool symmetric, double *profile,
@@ -121,25 +153,26 @@ int mk_toeplitz_fit(const double *a, int64_t lda, int64_t k, bool symmetric, dou
 {
 	int nthreads = toep_threads();
 	double *t = NULL, *part = NULL;
-	uint64_t width = (uint64_t)(2 * k - 1), bytes;
+	uint64_t width = (uint64_t)(2 * k - 1), nchunks = (uint64_t)(k / TOEP_CHUNK + 1), bytes;
 	int ret = MK_OK;
 
 	memset(out, 0, sizeof *out);
 	if (!a || k < 1 || lda < k)
 		return mk_error_set(MK_EINVAL, "Toeplitz fit: bad block (k = %lld, lda = %lld)",
 				    (long long)k, (long long)lda);
-	if (mk_mul_u64(width, (uint64_t)(nthreads + 1) * sizeof *t, &bytes) || bytes > SIZE_MAX)
+	if (mk_mul_u64(width, (uint64_t)(nthreads + 1), &bytes) || bytes + 2 * nchunks < bytes ||
+	    mk_mul_u64(bytes + 2 * nchunks, sizeof *t, &bytes) || bytes > SIZE_MAX)
 		return mk_error_set(MK_ERANGE, "Toeplitz fit: k = %lld is too large", (long long)k);
-	t = calloc((size_t)width * (size_t)(nthreads + 1), sizeof *t);
+	t = calloc((size_t)bytes / sizeof *t, sizeof *t);
 	if (!t)
 		return mk_error_set(MK_ENOMEM, "Toeplitz fit: out of memory (k = %lld)", (long long)k);
 	part = t + width;
 	toep_sum_rows(a, lda, k, symmetric, part, nthreads, t);
 	out->k = k;
 	out->mean = toep_means(t, k, symmetric);
-	toep_residuals(a, lda, k, symmetric, t, out->mean, &out->rss, &out->tss);
-	/* A constant block is trivially Toeplitz: its RSS is 0 up to rounding. */
-	out->r2 = out->tss > 0.0 ? 1.0 - out->rss / out->tss : 1.0;
+	toep_residuals(a, lda, k, symmetric, t, out->mean, part + (size_t)nthreads * width,
+		       &out->rss, &out->tss);
+	toep_r2(out);
 	if (!isfinite(out->r2) || !isfinite(out->tss))
 		ret = mk_error_set(MK_ERANGE, "Toeplitz fit: the sums overflow (entries too large)");
 	else if (profile)

@@ -216,3 +216,58 @@ int cli_parse(const struct mk_cmd *c, int argc, char **argv, const struct option
 	}
 	return -1;
 }
+
+/* Appends the first len bytes of s to buf (cap bytes, NUL-terminated); false
+ * when it does not fit. */
+static bool cli_append(char *buf, size_t cap, size_t *used, const char *s, size_t len)
+{
+	if (*used + len >= cap)
+		return false;
+	memcpy(buf + *used, s, len);
+	*used += len;
+	buf[*used] = '\0';
+	return true;
+}
+
+int cli_output_name(const char *pattern, const char *input, char **out)
+{
+	const char *base = strrchr(input, '/'), *dot, *dir = ".", *p;
+	size_t stem, dirlen = 1, used = 0, cap = strlen(pattern) * (strlen(input) + 2) + 2;
+	char *buf;
+
+	base = base ? base + 1 : input;
+	dot = strrchr(base, '.');
+	stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	if (base != input) {
+		/* the directory's own name: "runs/v1/tf_model.h5" -> "v1" */
+		const char *end = base - 1, *start = end;
+		while (start > input && start[-1] != '/')
+			start--;
+		if (end > start) {
+			dir = start;
+			dirlen = (size_t)(end - start);
+		}
+	}
+	if (!(*out = buf = malloc(cap)))
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	buf[0] = '\0';
+	for (p = pattern; *p;) {
+		bool ok;
+		if (!strncmp(p, "{}", 2)) {
+			ok = cli_append(buf, cap, &used, base, stem);
+			p += 2;
+		} else if (!strncmp(p, "{dir}", 5)) {
+			ok = cli_append(buf, cap, &used, dir, dirlen);
+			p += 5;
+		} else {
+			ok = cli_append(buf, cap, &used, p, 1);
+			p++;
+		}
+		if (!ok) {
+			free(buf);
+			*out = NULL;
+			return mk_error_set(MK_EINTERNAL, "output name too long");
+		}
+	}
+	return MK_OK;
+}

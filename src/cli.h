@@ -73,6 +73,11 @@ void cli_mask_defaults(cli_mask_opts *o);
 /* Writes a bound expression as gen/compose do: to -o (atomically), to
  * stdout for text formats, or a summary for a large mask without -o. */
 int cli_emit(const mk_expr *e, const cli_mask_opts *o);
+/* The output name for one of several inputs: pattern with each '{}'
+ * replaced by the input's file name without its last extension and each
+ * '{dir}' by the name of its directory ("runs/v1/tf_model.h5": "tf_model",
+ * "v1").  *out is malloc'd. */
+int cli_output_name(const char *pattern, const char *input, char **out);
 /* Progress on stderr, when it is a terminal. */
 void cli_progress(int64_t done, int64_t n, void *arg);
 

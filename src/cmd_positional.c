@@ -253,13 +253,16 @@ static cJSON *pos_json(const pos_opts *o, const pos_report *rep)
 	cJSON *j = cJSON_CreateObject(), *ds, *heads;
 	cJSON_AddStringToObject(j, "file", rep->file);
 	cJSON_AddNumberToObject(j, "layer", (double)o->p.layer);
-	cJSON_AddNumberToObject(j, "layers", (double)r->layers);
+	if (r->layers)
+		cJSON_AddNumberToObject(j, "layers", (double)r->layers);
+	else
+		cJSON_AddNullToObject(j, "layers");
 	cJSON_AddNumberToObject(j, "n", (double)r->n);
 	cJSON_AddNumberToObject(j, "embedding", (double)r->e);
 	cJSON_AddNumberToObject(j, "hidden", (double)r->hidden);
 	cJSON_AddNumberToObject(j, "heads", (double)r->heads);
 	cJSON_AddNumberToObject(j, "dk", (double)r->dk);
-	cJSON_AddBoolToObject(j, "bias", !o->p.no_bias);
+	cJSON_AddBoolToObject(j, "bias", r->used[MK_POS_QUERY_BIAS] || r->used[MK_POS_KEY_BIAS]);
 	ds = cJSON_AddObjectToObject(j, "datasets");
 	for (int role = 0; role < MK_POS_NROLES; role++)
 		if (r->used[role])

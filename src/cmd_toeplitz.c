@@ -24,6 +24,7 @@ typedef struct toep_opts {
 	const char *dataset, *png, *profile;
 	int64_t first;
 	bool json;
+	char **out[2]; /* per input: the --png and --profile names (or NULL) */
 } toep_opts;
 
 typedef struct toep_result {
@@ -39,9 +40,9 @@ static int toep_option(int opt, const char *arg, void *ctx)
 	switch (opt) {
 	case TOEP_OPT_DATASET:
 		o->dataset = arg;
-		return MK_OK;
+		return *arg ? MK_OK : mk_error_set(MK_EINVAL, "--dataset needs a dataset path");
 	case TOEP_OPT_FIRST:
-		return cli_i64(arg, "--first", 1, MK_N_MAX, &o->first);
+		return cli_i64(arg, "--first", 2, MK_N_MAX, &o->first);
 	case TOEP_OPT_PNG:
 		o->png = arg;
 		return MK_OK;
@@ -56,16 +57,47 @@ static int toep_option(int opt, const char *arg, void *ctx)
 	}
 }
 
-/* Several inputs need one output name each: '{}' stands for the input's
- * name without directory and extension. */
-static int toep_check_outputs(const toep_opts *o, int files)
+/* Several inputs need one output name each ('{}' and '{dir}'), and no two
+ * outputs may share a name: the later would silently replace the earlier. */
+static int toep_name_outputs(toep_opts *o, char **files, int count)
 {
-	const char *outs[2] = {o->png, o->profile}, *names[2] = {"--png", "--profile"};
-	for (int k = 0; k < 2; k++)
-		if (outs[k] && files > 1 && !strstr(outs[k], "{}"))
-			return cli_usage(&mk_cmd_toeplitz, "with several files, %s needs '{}' in its "
-					 "name (replaced by each file's name)", names[k]);
+	const char *pats[2] = {o->png, o->profile}, *opts[2] = {"--png", "--profile"};
+	int ret;
+
+	for (int k = 0; k < 2; k++) {
+		if (!pats[k])
+			continue;
+		if (count > 1 && !strstr(pats[k], "{}") && !strstr(pats[k], "{dir}"))
+			return cli_usage(&mk_cmd_toeplitz, "with several files, %s needs '{}' or "
+					 "'{dir}' in its name", opts[k]);
+		if (!(o->out[k] = calloc((size_t)count, sizeof *o->out[k])))
+			return cli_fail(mk_error_set(MK_ENOMEM, "out of memory"));
+		for (int f = 0; f < count; f++)
+			if ((ret = cli_output_name(pats[k], files[f], &o->out[k][f])))
+				return cli_fail(ret);
+	}
+	for (int a = 0; a < 2 * count; a++)
+		for (int b = a + 1; b < 2 * count; b++) {
+			const char *x = o->out[a % 2] ? o->out[a % 2][a / 2] : NULL;
+			const char *y = o->out[b % 2] ? o->out[b % 2][b / 2] : NULL;
+			if (x && y && !strcmp(x, y) && a / 2 == b / 2)
+				return cli_usage(&mk_cmd_toeplitz, "--png and --profile name the same "
+						 "file '%s'", x);
+			if (x && y && !strcmp(x, y))
+				return cli_usage(&mk_cmd_toeplitz, "two outputs would both be '%s' (for "
+						 "'%s' and '%s'); use '{dir}' or other names", x,
+						 files[a / 2], files[b / 2]);
+		}
 	return -1;
+}
+
+static void toep_free_outputs(toep_opts *o, int count)
+{
+	for (int k = 0; k < 2; k++) {
+		for (int f = 0; o->out[k] && f < count; f++)
+			free(o->out[k][f]);
+		free(o->out[k]);
+	}
 }
 
 static int toep_parse(int argc, char **argv, toep_opts *o)
@@ -85,73 +117,44 @@ static int toep_parse(int argc, char **argv, toep_opts *o)
 		return cli_usage(&mk_cmd_toeplitz, "-n and -o are not options of toeplitz");
 	if (optind >= argc)
 		return cli_usage(&mk_cmd_toeplitz, "missing FILE.h5");
-	return toep_check_outputs(o, argc - optind);
+	return toep_name_outputs(o, argv + optind, argc - optind);
 }
 
-/* out gets pattern with '{}' replaced by file's base name sans extension. */
-static int toep_output_name(const char *pattern, const char *file, char **out)
-{
-	const char *hole = strstr(pattern, "{}"), *base = strrchr(file, '/');
-	size_t stem, len;
-
-	base = base ? base + 1 : file;
-	stem = strcspn(base, ".");
-	if (!stem)
-		stem = strlen(base);
-	len = strlen(pattern) + stem + 1;
-	if (!(*out = malloc(len)))
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	if (!hole)
-		snprintf(*out, len, "%s", pattern);
-	else
-		snprintf(*out, len, "%.*s%.*s%s", (int)(hole - pattern), pattern, (int)stem, base,
-			 hole + 2);
-	return MK_OK;
-}
-
-static int toep_png(const char *pattern, const char *file, const mk_matrix *p)
+static int toep_png(const char *path, const mk_matrix *p)
 {
 	const double *mats[1] = {p->data};
-	char *path = NULL;
-	int ret = toep_output_name(pattern, file, &path);
-	if (ret == MK_OK)
-		ret = mk_png_matrices(path, mats, 1, p->rows, p->rows, 1, 0);
-	free(path);
-	return ret;
+	return mk_png_matrices(path, mats, 1, p->rows, p->rows, 1, 0);
 }
 
 /* Columns d, t(d), then P[i][i + d] for a few rows i spread over P. */
-static int toep_profile_plot(const char *pattern, const toep_result *r, const mk_matrix *p,
+static int toep_profile_plot(const char *path, const toep_result *r, const mk_matrix *p,
 			     const double *t)
 {
 	int64_t n = p->rows, rows = 2 * n - 1, shown[TOEP_PROFILE_ROWS];
 	char names[TOEP_PROFILE_ROWS][32];
 	const char *cols[TOEP_PROFILE_ROWS + 2] = {"d", "t"};
-	int ncols = 2, ret;
-	char *path = NULL, title[160];
+	int ncols = 2, nshown = 0, ret;
+	char title[160];
 	double *data = NULL;
 
 	for (int k = 0; k < TOEP_PROFILE_ROWS; k++) {
-		shown[k] = n * k / TOEP_PROFILE_ROWS;
-		if (k && shown[k] == shown[k - 1])
-			continue;
-		snprintf(names[k], sizeof names[k], "row_%" PRId64, shown[k]);
-		cols[ncols++] = names[k];
+		int64_t i = n * k / TOEP_PROFILE_ROWS;
+		if (nshown && shown[nshown - 1] == i)
+			continue; /* small n: fewer distinct rows */
+		shown[nshown] = i;
+		snprintf(names[nshown], sizeof names[0], "row_%" PRId64, i);
+		cols[ncols++] = names[nshown++];
 	}
-	if ((ret = toep_output_name(pattern, r->file, &path)))
-		return ret;
-	if (!(data = malloc((size_t)rows * (size_t)ncols * sizeof *data))) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory for the profile plot");
-		goto out;
-	}
+	if (!(data = malloc((size_t)rows * (size_t)ncols * sizeof *data)))
+		return mk_error_set(MK_ENOMEM, "out of memory for the profile plot");
 	for (int64_t x = 0; x < rows; x++) {
 		double *row = data + x * ncols;
 		int64_t d = x - (n - 1);
 		row[0] = (double)d;
 		row[1] = t[x];
-		for (int c = 2, k = 0; c < ncols; c++, k++) {
-			int64_t i = n * k / TOEP_PROFILE_ROWS, j = i + d;
-			row[c] = j >= 0 && j < n ? p->data[i * n + j] : NAN;
+		for (int c = 0; c < nshown; c++) {
+			int64_t j = shown[c] + d;
+			row[2 + c] = j >= 0 && j < n ? p->data[shown[c] * n + j] : NAN;
 		}
 	}
 	snprintf(title, sizeof title, "Toeplitz profile of P = E_P E_P^T (n = %" PRId64
@@ -159,9 +162,7 @@ static int toep_profile_plot(const char *pattern, const toep_result *r, const mk
 	ret = mk_plot_run(&(mk_plot){.template_name = "toeplitz_profile", .output = path,
 				     .title = title, .data = data, .rows = rows, .ncols = ncols,
 				     .col_names = cols, .panels = 1});
-out:
 	free(data);
-	free(path);
 	return ret;
 }
 
@@ -186,7 +187,16 @@ static int toep_find(mk_weights *w, const toep_opts *o, toep_result *r)
 	return ret;
 }
 
-static int toep_analyse(const char *file, const toep_opts *o, toep_result *r)
+/* The numerical steps do not know the file: name it in their errors. */
+static int toep_in_file(const char *file, int ret)
+{
+	char msg[512];
+	snprintf(msg, sizeof msg, "%s", mk_error());
+	return mk_error_set(ret, "'%s': %s", file, msg);
+}
+
+/* Input number f of the command line. */
+static int toep_analyse(const char *file, int f, const toep_opts *o, toep_result *r)
 {
 	mk_weights *w = NULL;
 	mk_matrix e = {0}, p = {0};
@@ -210,15 +220,16 @@ static int toep_analyse(const char *file, const toep_opts *o, toep_result *r)
 		goto out;
 	}
 	if ((ret = mk_matrix_gram(&e, o->m.bind.max_memory, &p)) ||
-	    (ret = mk_toeplitz_fit(p.data, p.rows, p.rows, true, t, &r->all)))
+	    (ret = mk_toeplitz_fit(p.data, p.rows, p.rows, true, t, &r->all)) ||
+	    (o->first < r->n &&
+	     (ret = mk_toeplitz_fit(p.data, p.rows, o->first, true, NULL, &r->first)))) {
+		ret = toep_in_file(file, ret);
 		goto out;
-	if (o->first < r->n &&
-	    (ret = mk_toeplitz_fit(p.data, p.rows, o->first, true, NULL, &r->first)))
+	}
+	if (o->out[0] && (ret = toep_png(o->out[0][f], &p)))
 		goto out;
-	if (o->png && (ret = toep_png(o->png, file, &p)))
-		goto out;
-	if (o->profile)
-		ret = toep_profile_plot(o->profile, r, &p, t);
+	if (o->out[1])
+		ret = toep_profile_plot(o->out[1][f], r, &p, t);
 out:
 	free(t);
 	mk_matrix_release(&p);
@@ -291,33 +302,40 @@ static void toep_emit_json(cJSON *x)
 	free(s);
 }
 
+/* A file that fails is reported and the others still run; the exit code
+ * is the worst. */
 static int toep_run(int argc, char **argv)
 {
 	toep_opts o = {.first = TOEP_DEFAULT_FIRST};
 	cJSON *all = NULL;
-	int ret, code = MK_EXIT_OK, files;
+	int ret, code = MK_EXIT_OK, files, done = 0;
 
 	cli_mask_defaults(&o.m);
-	if ((ret = toep_parse(argc, argv, &o)) >= 0)
+	if ((ret = toep_parse(argc, argv, &o)) >= 0) {
+		toep_free_outputs(&o, argc - optind);
 		return ret;
+	}
 	files = argc - optind;
 	if (o.json)
 		all = cJSON_CreateArray();
-	for (int k = optind; k < argc && code == MK_EXIT_OK; k++) {
+	for (int k = optind; k < argc; k++) {
 		toep_result r;
-		if ((ret = toep_analyse(argv[k], &o, &r)))
-			code = cli_fail(ret);
-		else if (all)
+		if ((ret = toep_analyse(argv[k], k - optind, &o, &r))) {
+			int c = cli_fail(ret);
+			code = c == MK_EXIT_INTERNAL || code == MK_EXIT_INTERNAL ? MK_EXIT_INTERNAL : c;
+		} else if (all) {
 			cJSON_AddItemToArray(all, toep_json(&r));
-		else if (files > 1)
-			toep_row(&r, k == optind);
-		else
+		} else if (files > 1) {
+			toep_row(&r, done++ == 0);
+		} else {
 			toep_print(&r);
+		}
 		free(r.dataset);
 	}
-	if (all && code == MK_EXIT_OK)
+	if (all && (files > 1 || code == MK_EXIT_OK))
 		toep_emit_json(files > 1 ? all : cJSON_GetArrayItem(all, 0));
 	cJSON_Delete(all);
+	toep_free_outputs(&o, files);
 	return code;
 }
 
@@ -344,8 +362,8 @@ const struct mk_cmd mk_cmd_toeplitz = {
 "\n"
 "options:\n"
 "      --dataset PATH   the dataset to read (e.g. /bert/embeddings/pos:0)\n"
-"      --first K        also fit the leading K x K block (default 128; skipped\n"
-"                       when K >= n)\n"
+"      --first K        also fit the leading K x K block, K >= 2 (default 128;\n"
+"                       skipped, '-' or null, when K >= n)\n"
 "      --png P.png      heatmap of P (viridis; one pixel per entry up to\n"
 "                       n = 1024, block means beyond)\n"
 "      --profile P.png  plot (gnuplot) of the fitted profile t(d) with rows\n"
@@ -354,8 +372,11 @@ const struct mk_cmd mk_cmd_toeplitz = {
 "      --max-memory S   limit for the matrices held (default 4G)\n"
 "  -h, --help           this help\n"
 "\n"
-"With several files, --png and --profile names need '{}', replaced by each\n"
-"file's name without directory and extension.  Outputs are written to a\n"
+"With several files, --png and --profile names need '{}' (each file's name\n"
+"without directory and extension) or '{dir}' (its directory's name), as in\n"
+"--png 'P-{dir}.png' for runs/v1/tf_model.h5 and runs/v2/tf_model.h5; names\n"
+"that would collide are an error.  A file that fails is reported on stderr\n"
+"and the others still run (exit status 2 then).  Outputs are written to a\n"
 "temporary file and renamed, so a failure leaves an existing file intact.\n"
 "\n"
 "exit status: 0 success, 2 bad input, 1 internal or system error.\n",

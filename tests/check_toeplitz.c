@@ -174,6 +174,32 @@ START_TEST(test_constant_matrix)
 }
 END_TEST
 
+/* Identical embeddings give a P that is constant up to rounding: exactly
+ * Toeplitz, R^2 = 1 (not a ratio of two rounding errors). */
+START_TEST(test_identical_rows_are_constant)
+{
+	int64_t n = 300, d = 8;
+	mk_matrix e = test_matrix(n, d), p;
+	mk_toeplitz t, again;
+	uint64_t seed = 11;
+	for (int64_t k = 0; k < d; k++)
+		e.data[k] = test_normal(&seed);
+	for (int64_t i = 1; i < n; i++)
+		memcpy(e.data + i * d, e.data, (size_t)d * sizeof(double));
+	ck_assert_int_eq(mk_matrix_gram(&e, 0, &p), MK_OK);
+	ck_assert_int_eq(mk_toeplitz_fit(p.data, n, n, true, NULL, &t), MK_OK);
+	ck_assert_double_eq(t.r2, 1.0);
+	ck_assert_int_eq(mk_toeplitz_fit(p.data, n, 128, false, NULL, &t), MK_OK);
+	ck_assert_double_eq(t.r2, 1.0);
+	/* the same input gives the same bits */
+	ck_assert_int_eq(mk_toeplitz_fit(p.data, n, 128, false, NULL, &again), MK_OK);
+	ck_assert_double_eq(t.rss, again.rss);
+	ck_assert_double_eq(t.tss, again.tss);
+	mk_matrix_release(&e);
+	mk_matrix_release(&p);
+}
+END_TEST
+
 START_TEST(test_bad_arguments)
 {
 	double a[4] = {0};
@@ -241,6 +267,7 @@ static Suite *toeplitz_suite(void)
 	tcase_add_test(tc, test_symmetric_matches_general);
 	tcase_add_test(tc, test_leading_block);
 	tcase_add_test(tc, test_constant_matrix);
+	tcase_add_test(tc, test_identical_rows_are_constant);
 	tcase_add_test(tc, test_bad_arguments);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_gram_matches_naive);

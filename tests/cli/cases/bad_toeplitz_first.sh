@@ -1,4 +1,4 @@
-# --first must be a positive integer
+# --first below 2: a 1 x 1 block is always Toeplitz
 . "$(dirname "$0")/../lib.sh"
 cp "$(dirname "$0")/../fixtures/model.h5" "$(dirname "$0")/../fixtures/ambiguous.h5" "$(dirname "$0")/../fixtures/plain.h5" . && printf 'model.h5\nambiguous.h5\nplain.h5\nkeep.list\n' > keep.list
-bad_input p.png "$MASKKIT" toeplitz model.h5 --first 0 --png p.png
+bad_input p.png "$MASKKIT" toeplitz model.h5 --first 1 --png p.png
