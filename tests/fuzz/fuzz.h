@@ -12,6 +12,9 @@
  * fuzzer's RSS limit. */
 #define MK_FUZZ_MAX_MEMORY ((uint64_t)64 << 20)
 
+/* The size of mk_error()'s buffer (error.c): a message must fit in it. */
+#define MK_FUZZ_MAX_MESSAGE 512
+
 /* libFuzzer's entry points; declared here for -Wmissing-prototypes. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,9 +32,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 		}                                                                    \
 	} while (0)
 
-/* Writes data to a file with extension ext (".json", ...) in this process's
- * private temporary directory, loads it with mk_mask_load and, when that
- * succeeds, checks that writing the mask back in the same format and
+/* The file targets' helpers (fuzz_load.c, which also defines
+ * LLVMFuzzerInitialize: it makes this process's private temporary
+ * directory). */
+
+/* Writes data to the file "in<ext>" (ext ".json", ".h5", ...) in the
+ * private directory and returns its path, valid until the next call. */
+const char *mk_fuzz_input(const uint8_t *data, size_t size, const char *ext);
+
+/* Checks what a call that returned status (not MK_OK) left in mk_error():
+ * a message, one line, that fits the buffer.  call names the function. */
+void mk_fuzz_check_error(int status, const char *call);
+
+/* Writes the input with mk_fuzz_input, loads it with mk_mask_load and, when
+ * that succeeds, checks that writing the mask back in the same format and
  * loading it again gives the same mask. */
 int mk_fuzz_load(const uint8_t *data, size_t size, const char *ext);
 

@@ -1,9 +1,9 @@
 /*
- * The file-reader targets' common part: each input becomes a mask file in a
+ * The file-reader targets' common part: each input becomes a file in a
  * private temporary directory (made once per process, so parallel fuzzers
- * never share one), is loaded with mk_mask_load, and a mask that loads is
- * written back in the same format and loaded again, which must give the
- * same mask.
+ * never share one).  For the mask readers it is loaded with mk_mask_load,
+ * and a mask that loads is written back in the same format and loaded
+ * again, which must give the same mask.
  */
 #include "config.h"
 #include <errno.h>
@@ -62,14 +62,29 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void mk_fuzz_write_file(const char *path, const uint8_t *data, size_t size)
+const char *mk_fuzz_input(const uint8_t *data, size_t size, const char *ext)
 {
-	FILE *f = fopen(path, "wb");
+	static char path[600];
+	FILE *f;
 
+	snprintf(path, sizeof path, "%s/in%s", mk_fuzz_dir, ext);
+	f = fopen(path, "wb");
 	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
 		fprintf(stderr, "fuzz: cannot write '%s': %s\n", path, strerror(errno));
 		abort();
 	}
+	return path;
+}
+
+void mk_fuzz_check_error(int status, const char *call)
+{
+	const char *msg = mk_error();
+	size_t len = strlen(msg);
+
+	MK_FUZZ_CHECK(status < 0, "%s returned status %d", call, status);
+	MK_FUZZ_CHECK(len > 0, "%s: status %d without a message", call, status);
+	MK_FUZZ_CHECK(len < MK_FUZZ_MAX_MESSAGE, "%s: a message of %zu bytes", call, len);
+	MK_FUZZ_CHECK(!strchr(msg, '\n'), "%s: a message of more than one line: %s", call, msg);
 }
 
 /* in -> out in the same format -> a second load equal to the first. */
@@ -101,12 +116,10 @@ static void mk_fuzz_roundtrip(const char *in, const mk_mask *m, const char *ext)
 
 int mk_fuzz_load(const uint8_t *data, size_t size, const char *ext)
 {
+	const char *in = mk_fuzz_input(data, size, ext);
 	mk_mask *m = NULL;
-	char in[600];
 	int ret;
 
-	snprintf(in, sizeof in, "%s/in%s", mk_fuzz_dir, ext);
-	mk_fuzz_write_file(in, data, size);
 	ret = mk_mask_load(in, MK_FUZZ_MAX_MEMORY, &m);
 	if (ret == MK_OK) {
 		MK_FUZZ_CHECK(m != NULL, "MK_OK without a mask");
@@ -114,7 +127,7 @@ int mk_fuzz_load(const uint8_t *data, size_t size, const char *ext)
 			mk_fuzz_roundtrip(in, m, ext);
 	} else {
 		MK_FUZZ_CHECK(m == NULL, "a failed load returned a mask");
-		MK_FUZZ_CHECK(mk_error()[0] != '\0', "status %d without a message", ret);
+		mk_fuzz_check_error(ret, "mk_mask_load");
 	}
 	mk_mask_free(m);
 	unlink(in);
