@@ -21,6 +21,7 @@
 #include <string.h>
 #include <png.h>
 #include "internal.h"
+#include "png_quiet.h"
 
 #define MK_PNG_DEFAULT_MAX_PX 1024
 #define MK_PNG_TARGET_PX 512 /* the side small masks are scaled up towards */
@@ -33,7 +34,7 @@ static const uint8_t mk_png_grid[3] = {210, 210, 210};
 struct mk_png {
 	png_structp png;
 	png_infop info;
-	char msg[200];     /* libpng's message when it fails */
+	char msg[MK_PNG_MSG]; /* libpng's message when it fails */
 	const mk_rows *r;
 	int64_t scale;     /* pixels per cell when not reduced, else 1 */
 	int64_t factor;    /* cells per pixel when reduced, else 1 */
@@ -43,16 +44,13 @@ struct mk_png {
 	uint64_t *counts;  /* set cells per pixel of the current pixel row */
 };
 
-/* libpng's default handlers print to stderr and abort; the library must do
- * neither, so keep the message and unwind to mk_io_write_png's setjmp. */
-static void mk_png_error(png_structp png, png_const_charp msg)
+void mk_png_quiet_error(png_structp png, png_const_charp msg)
 {
-	struct mk_png *p = png_get_error_ptr(png);
-	snprintf(p->msg, sizeof p->msg, "%s", msg);
+	snprintf(png_get_error_ptr(png), MK_PNG_MSG, "%s", msg);
 	png_longjmp(png, 1);
 }
 
-static void mk_png_warning(png_structp png, png_const_charp msg)
+void mk_png_quiet_warning(png_structp png, png_const_charp msg)
 {
 	(void)png;
 	(void)msg;
@@ -180,7 +178,8 @@ int mk_io_write_png(const mk_rows *r, FILE *f, const mk_write_opts *o)
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 		goto out;
 	}
-	p.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &p, mk_png_error, mk_png_warning);
+	p.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, p.msg, mk_png_quiet_error,
+					 mk_png_quiet_warning);
 	p.info = p.png ? png_create_info_struct(p.png) : NULL;
 	if (!p.png || !p.info) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory (libpng)");

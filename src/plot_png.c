@@ -25,6 +25,7 @@
 #include <string.h>
 #include <png.h>
 #include "internal.h"
+#include "png_quiet.h"
 
 #define MK_PIC_DEFAULT_MAX_PX 1024
 #define MK_PIC_GAP 2
@@ -44,23 +45,8 @@ struct mk_pic {
 	uint8_t *band;       /* side pixel rows of the picture */
 	png_structp png;
 	png_infop info;
-	char msg[200];       /* libpng's message when it fails */
+	char msg[MK_PNG_MSG]; /* libpng's message when it fails */
 };
-
-/* libpng's default handlers print to stderr and abort; keep the message and
- * unwind to mk_pic_png's setjmp instead. */
-static void mk_pic_error(png_structp png, png_const_charp msg)
-{
-	struct mk_pic *p = png_get_error_ptr(png);
-	snprintf(p->msg, sizeof p->msg, "%s", msg);
-	png_longjmp(png, 1);
-}
-
-static void mk_pic_warning(png_structp png, png_const_charp msg)
-{
-	(void)png;
-	(void)msg;
-}
 
 /* The mean of the finite entries of m[i0..i1) x [j0..j1), NaN if none. */
 static double mk_pic_block(const double *m, int64_t lda, int64_t i0, int64_t i1,
@@ -162,7 +148,8 @@ static int mk_pic_write(const char *tmp_path, void *arg)
 
 	if (!f)
 		return mk_error_set(MK_EIO, "'%s': %s", tmp_path, strerror(errno));
-	p->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, p, mk_pic_error, mk_pic_warning);
+	p->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, p->msg, mk_png_quiet_error,
+					  mk_png_quiet_warning);
 	p->info = p->png ? png_create_info_struct(p->png) : NULL;
 	if (p->png && p->info)
 		ret = mk_pic_png(p, f);
