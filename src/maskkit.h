@@ -367,7 +367,10 @@ typedef struct mk_tisa {
 /* Fits S = kernels (1..MK_TISA_MAX_KERNELS) kernels to profile[0..m-1] at
  * d = d0 + index, weighted by w (NULL: all 1), by nonlinear least squares
  * (GSL, trust region) from several deterministic starting points, keeping
- * the best.  b is reported as |b|. */
+ * the best.  b is reported as |b|; kernels come ordered by centre c; r2 is
+ * never negative; unused kernels have a ~ 0.  A flat profile is fitted
+ * exactly without a search (starts = iterations = 0).  A kernel may settle
+ * far outside the data with a tiny b: there it acts as a smooth trend. */
 int mk_tisa_fit(const double *profile, const double *w, int64_t m, int64_t d0, int kernels,
 		mk_tisa *out);
 double mk_tisa_eval(const mk_tisa *t, double d);
@@ -417,8 +420,9 @@ const char *mk_positional_role(int role); /* "position", "word", ... */
 
 /* Heatmaps of `count` k x k blocks (block c starts at mats[c], leading
  * dimension lda) in a grid `columns` panels wide with a 2-pixel gap, each
- * panel scaled from its own minimum to maximum through viridis: one pixel per
- * entry up to max_px (0: 1024) per side, block means beyond.  Written
+ * panel scaled from the minimum to the maximum of what it shows through
+ * viridis: one pixel per entry up to max_px (0: 1024) per side, block means
+ * beyond (NaN and Inf left out; grey where nothing finite).  Written
  * atomically. */
 int mk_png_matrices(const char *path, const double *const *mats, int count, int64_t k,
 		    int64_t lda, int columns, int64_t max_px);
