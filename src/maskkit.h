@@ -448,6 +448,85 @@ typedef struct mk_plot {
 } mk_plot;
 int mk_plot_run(const mk_plot *p);
 
+/* ---- attention engine (src/attn/) ----------------------------------------- */
+
+/* O = normalise(S restricted to the mask) V with S = Q K^T / sqrt(d), for
+ * tensors [batch, heads, n, d] (row-major, contiguous, float32).  Every
+ * normalisation is a Sinkhorn-style scaling in the log domain:
+ * pi_ij = exp(s_ij - f_i - g_j) on the mask's entries, where
+ *   softmax      g = 0, f_i = LSE_j s_ij (rows sum to 1);
+ *   dnas         g_j = LSE_i s_ij (columns first), then f_i = LSE_j (s_ij - g_j)
+ *                (Ding et al., "attention that does not explain away");
+ *   sinkhorn:K   K rounds of g_j = LSE_i (s_ij - f_i), f_i = LSE_j (s_ij - g_j)
+ *                from f = 0 (dnas is sinkhorn:1);
+ *   hnas:u       u * dnas + (1 - u) * softmax (outputs blended).
+ * A row with no entry gives a zero output row (counted in the stats). */
+typedef enum mk_attn_kernel {
+	MK_KERNEL_DENSE,  /* fused, tiled, online softmax; no mask (every entry) */
+	MK_KERNEL_MASKED, /* the same tiles, the element mask applied everywhere */
+	MK_KERNEL_BLOCK,  /* only the non-empty tiles; the mask only in partial ones */
+	MK_KERNEL_CSR,    /* only the mask's entries (SDDMM, then sparse x dense) */
+	MK_KERNEL_COUNT
+} mk_attn_kernel;
+
+typedef enum mk_norm_kind {
+	MK_NORM_SOFTMAX, MK_NORM_DNAS, MK_NORM_HNAS, MK_NORM_SINKHORN
+} mk_norm_kind;
+
+typedef struct mk_norm {
+	mk_norm_kind kind;
+	double u;  /* hnas: weight of dnas, in [0, 1] */
+	int iters; /* sinkhorn: rounds, 1..1000 */
+} mk_norm;
+
+/* "softmax", "dnas", "hnas:U", "sinkhorn:K"; MK_EINVAL with a message. */
+int mk_norm_parse(const char *s, mk_norm *out);
+/* Writes the canonical spelling ("hnas:0.5") into buf. */
+void mk_norm_format(const mk_norm *n, char *buf, size_t cap);
+const char *mk_attn_kernel_name(mk_attn_kernel k);
+int mk_attn_kernel_parse(const char *s, mk_attn_kernel *out);
+
+typedef struct mk_attn_shape {
+	int64_t batch, heads, n, d;
+} mk_attn_shape;
+
+/* A mask prepared for the kernels at one tile size: its bit rows, for each
+ * row of tiles its non-empty tiles (full ones flagged) and the same by
+ * columns, and its entries in CSR form. */
+typedef struct mk_attn_layout mk_attn_layout;
+int mk_attn_layout_new(const mk_mask *m, int64_t tile, uint64_t max_memory,
+		       mk_attn_layout **out);
+void mk_attn_layout_free(mk_attn_layout *l); /* NULL-safe */
+int64_t mk_attn_layout_n(const mk_attn_layout *l);
+int64_t mk_attn_layout_tile(const mk_attn_layout *l);
+uint64_t mk_attn_layout_nnz(const mk_attn_layout *l);
+double mk_attn_layout_density(const mk_attn_layout *l); /* non-empty tiles / all */
+int64_t mk_attn_layout_empty_rows(const mk_attn_layout *l);
+
+typedef struct mk_attn_stats {
+	int64_t empty_rows; /* rows with no entry (zero output), per (batch, head) */
+} mk_attn_stats;
+
+/* A backend: a small table of function pointers, filled with designated
+ * initialisers; optional slots may be NULL. */
+typedef struct mk_attn_backend {
+	const char *name;
+	unsigned kernels;     /* bit (1u << k) for each supported mk_attn_kernel */
+	int64_t max_head_dim;
+	/* mask may be NULL for MK_KERNEL_DENSE only; its n must equal s->n. */
+	int (*run)(const struct mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		   const mk_attn_layout *mask, float *o, mk_attn_stats *st);
+	void *ctx;
+} mk_attn_backend;
+
+/* "cpu", or "cuda" when built with it; else NULL with a message. */
+const mk_attn_backend *mk_attn_backend_get(const char *name);
+/* Checks the shape, kernel and mask against the backend, then runs it. */
+int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		const mk_attn_layout *mask, float *o, mk_attn_stats *st);
+
 /* ---- version -------------------------------------------------------------- */
 const char *mk_version(void);
 

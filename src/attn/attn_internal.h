@@ -1,0 +1,52 @@
+/* Shared by the attention engine's files (src/attn/). */
+#ifndef MK_ATTN_INTERNAL_H
+#define MK_ATTN_INTERNAL_H
+
+#include <stdint.h>
+#include "maskkit.h"
+
+struct mk_attn_layout {
+	int64_t n, tile, nt;        /* nt = ceil(n / tile) tiles per side */
+	size_t stride;              /* words per bit row */
+	uint64_t *bits;             /* n x stride: the element mask */
+	/* row view: query-tile r has tiles rptr[r] .. rptr[r+1]-1, key-tile
+	 * index rcol[], rfull[] = 1 when every cell of the tile is set */
+	int64_t *rptr, *rcol;
+	uint8_t *rfull;
+	/* column view: key-tile c has query tiles cptr[c] .. cptr[c+1]-1 */
+	int64_t *cptr, *crow;
+	uint8_t *cfull;
+	/* CSR of the entries: row i's columns are col[ptr[i] .. ptr[i+1]-1] */
+	int64_t *ptr;
+	int32_t *col;
+	uint64_t nnz;
+	int64_t nonempty_tiles, empty_rows;
+};
+
+static inline int mk_attn_bit(const mk_attn_layout *l, int64_t i, int64_t j)
+{
+	return (int)((l->bits[(size_t)i * l->stride + (size_t)(j >> 6)] >> (j & 63)) & 1);
+}
+
+/* The CPU backend's kernels (cpu_tiles.c: dense, masked, block; cpu_csr.c: csr).
+ * Each runs one (batch, head) slice: q, k, v, o are n x d; f (n) and g (n)
+ * are the log-domain row and column scalings (see maskkit.h). */
+typedef struct mk_attn_slice {
+	int64_t n, d;
+	float scale; /* 1 / sqrt(d) */
+	const float *q, *k, *v;
+	float *o;
+	const mk_attn_layout *mask; /* NULL: dense */
+	mk_attn_kernel kernel;
+} mk_attn_slice;
+
+/* g_j = LSE_i (s_ij - f_i) over the entries the kernel visits (-inf for an
+ * empty column). */
+int mk_cpu_tiles_col_pass(const mk_attn_slice *x, const float *f, float *g);
+/* f_i = LSE_j (s_ij - g_j) (g NULL: 0), and when o is set in x, o_i =
+ * sum_j exp(s_ij - g_j - f_i) v_j (a zero row where f_i = -inf). */
+int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v);
+int mk_cpu_csr_col_pass(const mk_attn_slice *x, const float *f, float *g);
+int mk_cpu_csr_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * The CPU backend: float32, one (batch, head) slice after another, each
+ * kernel parallel inside (OpenMP over query tiles or rows).  Every
+ * normalisation is a sequence of two primitives (maskkit.h): a column pass
+ * g = LSE_i (s - f) and a row pass f = LSE_j (s - g) with, the last time,
+ * the output.  softmax is one row pass; sinkhorn:K is K (column, row)
+ * rounds; dnas is sinkhorn:1; hnas blends the dnas and softmax outputs.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attn_internal.h"
+
+#define MK_CPU_MAX_HEAD_DIM 1024
+
+typedef int (*cpu_col_fn)(const mk_attn_slice *x, const float *f, float *g);
+typedef int (*cpu_row_fn)(const mk_attn_slice *x, const float *g, float *f, bool with_v);
+
+/* K rounds of column then row scaling from f = 0; rows >= 1 scale V. */
+static int cpu_sinkhorn(const mk_attn_slice *x, int rounds, float *f, float *g)
+{
+	bool csr = x->kernel == MK_KERNEL_CSR;
+	cpu_col_fn col = csr ? mk_cpu_csr_col_pass : mk_cpu_tiles_col_pass;
+	cpu_row_fn row = csr ? mk_cpu_csr_row_pass : mk_cpu_tiles_row_pass;
+	int ret = MK_OK;
+
+	for (int64_t i = 0; i < x->n; i++)
+		f[i] = 0.0f;
+	for (int r = 1; r <= rounds && ret == MK_OK; r++) {
+		ret = col(x, f, g);
+		if (ret == MK_OK)
+			ret = row(x, g, f, r == rounds);
+	}
+	return ret;
+}
+
+static int cpu_softmax(const mk_attn_slice *x, float *f)
+{
+	return x->kernel == MK_KERNEL_CSR ? mk_cpu_csr_row_pass(x, NULL, f, true)
+					  : mk_cpu_tiles_row_pass(x, NULL, f, true);
+}
+
+/* hnas: o = u * dnas + (1 - u) * softmax, through a second output. */
+static int cpu_hnas(mk_attn_slice *x, double u, float *f, float *g)
+{
+	size_t cells = (size_t)x->n * (size_t)x->d;
+	float *soft = malloc(cells * sizeof *soft), *o = x->o;
+	int ret;
+
+	if (!soft)
+		return mk_error_set(MK_ENOMEM, "out of memory for hnas (%zu floats)", cells);
+	ret = cpu_sinkhorn(x, 1, f, g);
+	x->o = soft;
+	if (ret == MK_OK)
+		ret = cpu_softmax(x, f);
+	x->o = o;
+	for (size_t c = 0; ret == MK_OK && c < cells; c++)
+		o[c] = (float)(u * o[c] + (1.0 - u) * soft[c]);
+	free(soft);
+	return ret;
+}
+
+static int cpu_slice(mk_attn_slice *x, const mk_norm *norm, float *f, float *g)
+{
+	switch (norm->kind) {
+	case MK_NORM_SOFTMAX:
+		return cpu_softmax(x, f);
+	case MK_NORM_DNAS:
+		return cpu_sinkhorn(x, 1, f, g);
+	case MK_NORM_SINKHORN:
+		return cpu_sinkhorn(x, norm->iters, f, g);
+	default:
+		return cpu_hnas(x, norm->u, f, g);
+	}
+}
+
+/* Rows with no entry end with f = -inf (hnas: both runs agree on them). */
+static int64_t cpu_empty_rows(const float *f, int64_t n)
+{
+	int64_t e = 0;
+	for (int64_t i = 0; i < n; i++)
+		e += isinf(f[i]) && f[i] < 0;
+	return e;
+}
+
+static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		   const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+{
+	size_t slice = (size_t)s->n * (size_t)s->d;
+	float *f = malloc((size_t)s->n * 2 * sizeof *f);
+	int ret = MK_OK;
+
+	(void)b;
+	if (!f)
+		return mk_error_set(MK_ENOMEM, "out of memory for attention scalings");
+	for (int64_t bh = 0; bh < s->batch * s->heads && ret == MK_OK; bh++) {
+		size_t at = (size_t)bh * slice;
+		mk_attn_slice x = {.n = s->n, .d = s->d, .scale = (float)(1.0 / sqrt((double)s->d)),
+				   .q = q + at, .k = k + at, .v = v + at, .o = o + at,
+				   .mask = mask, .kernel = kernel};
+		ret = cpu_slice(&x, norm, f, f + s->n);
+		if (ret == MK_OK && bh == 0)
+			st->empty_rows = cpu_empty_rows(f, s->n);
+	}
+	free(f);
+	return ret;
+}
+
+const mk_attn_backend mk_attn_cpu = {
+	.name = "cpu",
+	.kernels = (1u << MK_KERNEL_DENSE) | (1u << MK_KERNEL_MASKED) | (1u << MK_KERNEL_BLOCK) |
+		   (1u << MK_KERNEL_CSR),
+	.max_head_dim = MK_CPU_MAX_HEAD_DIM,
+	.run = cpu_run,
+};

@@ -1,0 +1,148 @@
+/*
+ * The attention engine's front: names of kernels and normalisations, the
+ * backend table, and the checks every backend relies on, so that a backend
+ * only sees shapes, kernels and masks it said it supports.
+ */
+#include "config.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attn_internal.h"
+
+extern const mk_attn_backend mk_attn_cpu;
+
+static const char *const attn_kernel_names[MK_KERNEL_COUNT] = {"dense", "masked", "block",
+							       "csr"};
+
+const char *mk_attn_kernel_name(mk_attn_kernel k)
+{
+	return k >= 0 && k < MK_KERNEL_COUNT ? attn_kernel_names[k] : "?";
+}
+
+int mk_attn_kernel_parse(const char *s, mk_attn_kernel *out)
+{
+	for (int k = 0; k < MK_KERNEL_COUNT; k++)
+		if (!strcmp(s, attn_kernel_names[k])) {
+			*out = (mk_attn_kernel)k;
+			return MK_OK;
+		}
+	return mk_error_set(MK_EINVAL, "unknown kernel '%s' (use dense, masked, block or csr)", s);
+}
+
+/* The number after "name:", strictly parsed. */
+static int norm_number(const char *s, const char *spec, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*out))
+		return mk_error_set(MK_EINVAL, "normalisation '%s': '%s' is not a number", spec, s);
+	return MK_OK;
+}
+
+int mk_norm_parse(const char *s, mk_norm *out)
+{
+	double v;
+	int ret;
+
+	memset(out, 0, sizeof *out);
+	if (!strcmp(s, "softmax") || !strcmp(s, "unas"))
+		return (out->kind = MK_NORM_SOFTMAX), MK_OK;
+	if (!strcmp(s, "dnas"))
+		return (out->kind = MK_NORM_DNAS), MK_OK;
+	if (!strncmp(s, "hnas:", 5)) {
+		if ((ret = norm_number(s + 5, s, &v)))
+			return ret;
+		if (v < 0.0 || v > 1.0)
+			return mk_error_set(MK_EINVAL, "normalisation '%s': u must be in [0, 1]", s);
+		out->kind = MK_NORM_HNAS;
+		out->u = v;
+		return MK_OK;
+	}
+	if (!strncmp(s, "sinkhorn:", 9)) {
+		if ((ret = norm_number(s + 9, s, &v)))
+			return ret;
+		if (v < 1 || v > 1000 || v != floor(v))
+			return mk_error_set(MK_EINVAL, "normalisation '%s': K must be an integer from 1 "
+					    "to 1000", s);
+		out->kind = MK_NORM_SINKHORN;
+		out->iters = (int)v;
+		return MK_OK;
+	}
+	return mk_error_set(MK_EINVAL, "unknown normalisation '%s' (use softmax, dnas, hnas:U or "
+			    "sinkhorn:K)", s);
+}
+
+void mk_norm_format(const mk_norm *n, char *buf, size_t cap)
+{
+	switch (n->kind) {
+	case MK_NORM_DNAS:
+		snprintf(buf, cap, "dnas");
+		break;
+	case MK_NORM_HNAS:
+		snprintf(buf, cap, "hnas:%g", n->u);
+		break;
+	case MK_NORM_SINKHORN:
+		snprintf(buf, cap, "sinkhorn:%d", n->iters);
+		break;
+	default:
+		snprintf(buf, cap, "softmax");
+	}
+}
+
+const mk_attn_backend *mk_attn_backend_get(const char *name)
+{
+	if (!strcmp(name, "cpu"))
+		return &mk_attn_cpu;
+	if (!strcmp(name, "cuda")) {
+		mk_error_set(MK_EINVAL, "backend 'cuda' is not built into this maskkit (it has the "
+			     "cpu backend only)");
+		return NULL;
+	}
+	mk_error_set(MK_EINVAL, "unknown backend '%s' (use cpu or cuda)", name);
+	return NULL;
+}
+
+static int attn_check(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		      const mk_attn_shape *s, const mk_attn_layout *mask)
+{
+	if (kernel < 0 || kernel >= MK_KERNEL_COUNT || !(b->kernels & (1u << kernel)))
+		return mk_error_set(MK_EINVAL, "backend '%s' has no kernel '%s'", b->name,
+				    mk_attn_kernel_name(kernel));
+	if (s->batch < 1 || s->heads < 1 || s->n < 1 || s->d < 1)
+		return mk_error_set(MK_EINVAL, "attention shape must be positive, got batch %lld, "
+				    "heads %lld, n %lld, d %lld", (long long)s->batch,
+				    (long long)s->heads, (long long)s->n, (long long)s->d);
+	if (s->d > b->max_head_dim)
+		return mk_error_set(MK_ERANGE, "head dimension %lld is above backend '%s''s "
+				    "limit of %lld", (long long)s->d, b->name,
+				    (long long)b->max_head_dim);
+	if (s->n > MK_N_MAX)
+		return mk_error_set(MK_ERANGE, "n = %lld is above %lld", (long long)s->n,
+				    (long long)MK_N_MAX);
+	if (kernel != MK_KERNEL_DENSE && !mask)
+		return mk_error_set(MK_EINVAL, "kernel '%s' needs a mask",
+				    mk_attn_kernel_name(kernel));
+	if (mask && mask->n != s->n)
+		return mk_error_set(MK_EINVAL, "the mask is for n = %lld but the tensors have "
+				    "n = %lld", (long long)mask->n, (long long)s->n);
+	if (norm->kind == MK_NORM_SINKHORN && (norm->iters < 1 || norm->iters > 1000))
+		return mk_error_set(MK_EINVAL, "sinkhorn needs 1 to 1000 rounds, got %d",
+				    norm->iters);
+	if (norm->kind == MK_NORM_HNAS && !(norm->u >= 0.0 && norm->u <= 1.0))
+		return mk_error_set(MK_EINVAL, "hnas needs u in [0, 1], got %g", norm->u);
+	return MK_OK;
+}
+
+int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+{
+	int ret = attn_check(b, kernel, norm, s, mask);
+	if (ret)
+		return ret;
+	memset(st, 0, sizeof *st);
+	return b->run(b, kernel, norm, s, q, k, v, kernel == MK_KERNEL_DENSE ? NULL : mask, o, st);
+}
