@@ -14,7 +14,7 @@ struct mk_cmd {
 };
 
 extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_patterns,
-	mk_cmd_toeplitz, mk_cmd_positional;
+	mk_cmd_toeplitz, mk_cmd_positional, mk_cmd_attn, mk_cmd_sweep;
 
 enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
 

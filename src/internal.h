@@ -49,6 +49,35 @@ int mk_io_read_npy(const char *path, uint64_t max_memory, mk_mask **out);
 int mk_io_atomic(const char *path,
 		 int (*write)(const char *tmp_path, void *arg), void *arg);
 
+/* ---- .npy headers (io_npy.c), shared by masks and tensors (tensor.c) ---- */
+#define MK_NPY_MAX_DIMS 4
+typedef struct mk_npy {
+	const char *path;
+	char *text;      /* the header text, owned: free() it */
+	const char *s;   /* = text, while parsing */
+	size_t pos, len;
+	uint64_t offset; /* of the first data byte */
+	char descr[16];
+	bool have_descr, have_order, have_shape, fortran;
+	int ndim;        /* MK_NPY_MAX_DIMS + 1 stands for more */
+	int64_t shape[MK_NPY_MAX_DIMS];
+	/* from descr, for masks */
+	size_t itemsize;
+	bool is_float;
+	int sign_byte; /* byte holding a float's sign bit */
+} mk_npy;
+
+/* Reads the preamble and the header dictionary (versions 1.0 to 3.0) into
+ * *h, leaving f at the first data byte; descr is left uninterpreted.  Frees
+ * nothing: the caller frees h->text, on failure too. */
+int mk_npy_read_header(FILE *f, const char *path, mk_npy *h);
+/* MK_EFORMAT unless the file holds exactly `bytes` of data after the
+ * header; `what` ("a 8 x 8 '|b1' array") completes the message. */
+int mk_npy_check_size(const mk_npy *h, FILE *f, uint64_t bytes, const char *what);
+/* Builds a version 1.0 preamble and header for a C-order array; returns its
+ * length (a multiple of 64), or 0 when it does not fit in cap. */
+size_t mk_npy_header(const char *descr, int ndim, const int64_t *shape, char *buf, size_t cap);
+
 /* ---- heatmaps (heatmap.c) ---- */
 /* Maps t in [0, 1] to an RGB colour of a perceptual (viridis-like) map. */
 void mk_colormap_viridis(double t, uint8_t rgb[3]);

@@ -27,25 +27,33 @@
 
 /* ---- writing ------------------------------------------------------------ */
 
-/* Builds the preamble and header; returns its length (a multiple of 64). */
-static size_t mk_npy_header(int64_t n, char *buf, size_t cap)
+size_t mk_npy_header(const char *descr, int ndim, const int64_t *shape, char *buf, size_t cap)
 {
-	char dict[128];
-	int dlen = snprintf(dict, sizeof dict, "{'descr': '|b1', 'fortran_order': False, "
-			    "'shape': (%" PRId64 ", %" PRId64 "), }", n, n);
-	size_t pre = MK_NPY_MAGIC_LEN + 4; /* magic, version, uint16 length */
-	size_t total = (pre + (size_t)dlen + 1 + MK_NPY_ALIGN - 1) / MK_NPY_ALIGN * MK_NPY_ALIGN;
-	size_t hlen = total - pre;
+	char dict[256];
+	size_t dlen, pre = MK_NPY_MAGIC_LEN + 4, total, hlen; /* magic, version, uint16 length */
+	int k;
 
-	if (total > cap)
+	dlen = (size_t)snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, "
+				"'shape': (", descr);
+	for (k = 0; k < ndim && dlen < sizeof dict; k++)
+		dlen += (size_t)snprintf(dict + dlen, sizeof dict - dlen, "%s%" PRId64,
+					 k ? ", " : "", shape[k]);
+	if (dlen < sizeof dict)
+		dlen += (size_t)snprintf(dict + dlen, sizeof dict - dlen, "%s), }",
+					 ndim == 1 ? "," : "");
+	if (dlen >= sizeof dict)
+		return 0;
+	total = (pre + dlen + 1 + MK_NPY_ALIGN - 1) / MK_NPY_ALIGN * MK_NPY_ALIGN;
+	hlen = total - pre;
+	if (total > cap || hlen > 0xffff)
 		return 0;
 	memcpy(buf, MK_NPY_MAGIC, MK_NPY_MAGIC_LEN);
 	buf[6] = 1;
 	buf[7] = 0;
 	buf[8] = (char)(hlen & 0xff);
 	buf[9] = (char)(hlen >> 8);
-	memcpy(buf + pre, dict, (size_t)dlen);
-	memset(buf + pre + dlen, ' ', hlen - (size_t)dlen - 1);
+	memcpy(buf + pre, dict, dlen);
+	memset(buf + pre + dlen, ' ', hlen - dlen - 1);
 	buf[total - 1] = '\n';
 	return total;
 }
@@ -65,7 +73,7 @@ int mk_io_write_npy(const mk_rows *r, FILE *f, const mk_write_opts *o)
 		ret = mk_check_memory(bytes, o->max_memory, what);
 	if (ret)
 		return ret;
-	hlen = mk_npy_header(n, head, sizeof head);
+	hlen = mk_npy_header("|b1", 2, (int64_t[2]){n, n}, head, sizeof head);
 	row = malloc(mk_words(n) * sizeof *row);
 	cells = malloc((size_t)n);
 	if (!row || !cells) {
@@ -93,34 +101,20 @@ out:
 
 /* ---- the header dictionary ----------------------------------------------- */
 
-struct mk_npy {
-	const char *path;
-	const char *s; /* the header text */
-	size_t pos, len;
-	char descr[16];
-	bool have_descr, have_order, have_shape, fortran;
-	int ndim;
-	int64_t shape[2];
-	/* from descr */
-	size_t itemsize;
-	bool is_float;
-	int sign_byte; /* byte holding a float's sign bit */
-};
-
-static int mk_npy_bad(const struct mk_npy *h, const char *what)
+static int mk_npy_bad(const mk_npy *h, const char *what)
 {
 	return mk_error_set(MK_EFORMAT, "'%s': bad .npy header: %s at offset %zu", h->path, what,
 			    h->pos);
 }
 
-static void mk_npy_ws(struct mk_npy *h)
+static void mk_npy_ws(mk_npy *h)
 {
 	while (h->pos < h->len && (h->s[h->pos] == ' ' || h->s[h->pos] == '\t' ||
 				   h->s[h->pos] == '\n' || h->s[h->pos] == '\r'))
 		h->pos++;
 }
 
-static bool mk_npy_eat(struct mk_npy *h, char c)
+static bool mk_npy_eat(mk_npy *h, char c)
 {
 	mk_npy_ws(h);
 	if (h->pos < h->len && h->s[h->pos] == c) {
@@ -131,7 +125,7 @@ static bool mk_npy_eat(struct mk_npy *h, char c)
 }
 
 /* A Python string literal without escapes, in single or double quotes. */
-static int mk_npy_string(struct mk_npy *h, char *buf, size_t cap)
+static int mk_npy_string(mk_npy *h, char *buf, size_t cap)
 {
 	char q;
 	size_t k = 0;
@@ -152,7 +146,7 @@ static int mk_npy_string(struct mk_npy *h, char *buf, size_t cap)
 	return MK_OK;
 }
 
-static int mk_npy_bool(struct mk_npy *h, bool *v)
+static int mk_npy_bool(mk_npy *h, bool *v)
 {
 	mk_npy_ws(h);
 	if (h->len - h->pos >= 4 && memcmp(h->s + h->pos, "True", 4) == 0) {
@@ -168,7 +162,7 @@ static int mk_npy_bool(struct mk_npy *h, bool *v)
 }
 
 /* A tuple of non-negative integers: (), (3,), (3, 4), old files' (3L, 4L). */
-static int mk_npy_shape(struct mk_npy *h)
+static int mk_npy_shape(mk_npy *h)
 {
 	int64_t v;
 
@@ -186,9 +180,9 @@ static int mk_npy_shape(struct mk_npy *h)
 		}
 		if (h->pos < h->len && h->s[h->pos] == 'L')
 			h->pos++;
-		if (h->ndim < 2)
+		if (h->ndim < MK_NPY_MAX_DIMS)
 			h->shape[h->ndim] = v;
-		if (h->ndim < 3)
+		if (h->ndim <= MK_NPY_MAX_DIMS)
 			h->ndim++;
 		if (!mk_npy_eat(h, ',') && !(mk_npy_ws(h), h->pos < h->len && h->s[h->pos] == ')'))
 			return mk_npy_bad(h, "expected ',' or ')' in the shape");
@@ -196,7 +190,7 @@ static int mk_npy_shape(struct mk_npy *h)
 	return MK_OK;
 }
 
-static int mk_npy_entry(struct mk_npy *h)
+static int mk_npy_entry(mk_npy *h)
 {
 	char key[32];
 	int ret = mk_npy_string(h, key, sizeof key);
@@ -223,7 +217,7 @@ static int mk_npy_entry(struct mk_npy *h)
 	return mk_error_set(MK_EFORMAT, "'%s': bad .npy header: unexpected key '%s'", h->path, key);
 }
 
-static int mk_npy_dict(struct mk_npy *h)
+static int mk_npy_dict(mk_npy *h)
 {
 	int ret;
 
@@ -246,7 +240,7 @@ static int mk_npy_dict(struct mk_npy *h)
 }
 
 /* '|b1', '<i4', '>f8', ...: the byte order matters only for a float's sign. */
-static int mk_npy_descr(struct mk_npy *h)
+static int mk_npy_descr(mk_npy *h)
 {
 	const char *d = h->descr;
 	char order = d[0], kind = d[0] ? d[1] : '\0';
@@ -276,8 +270,8 @@ bad:
 
 /* ---- reading ------------------------------------------------------------ */
 
-/* Reads the preamble and header; leaves f at the first data byte. */
-static int mk_npy_read_header(FILE *f, struct mk_npy *h, char **text, uint64_t *offset)
+/* Reads the preamble and the header text; leaves f at the first data byte. */
+static int mk_npy_preamble(FILE *f, mk_npy *h)
 {
 	unsigned char pre[12];
 	uint32_t hlen;
@@ -301,22 +295,47 @@ static int mk_npy_read_header(FILE *f, struct mk_npy *h, char **text, uint64_t *
 	if (hlen > MK_NPY_MAX_HEADER)
 		return mk_error_set(MK_EFORMAT, "'%s': .npy header of %" PRIu32 " bytes is too long",
 				    h->path, hlen);
-	*text = malloc((size_t)hlen + 1);
-	if (!*text)
+	h->text = malloc((size_t)hlen + 1);
+	if (!h->text)
 		return mk_error_set(MK_ENOMEM, "out of memory");
-	if (fread(*text, 1, hlen, f) != hlen)
+	if (fread(h->text, 1, hlen, f) != hlen)
 		return mk_error_set(MK_EFORMAT, "'%s': truncated .npy header", h->path);
-	(*text)[hlen] = '\0';
-	h->s = *text;
+	h->text[hlen] = '\0';
+	h->s = h->text;
 	h->len = hlen;
-	*offset = npre + hlen;
+	h->offset = npre + hlen;
 	return MK_OK;
 }
 
-static int mk_npy_check(struct mk_npy *h, FILE *f, uint64_t offset)
+int mk_npy_read_header(FILE *f, const char *path, mk_npy *h)
+{
+	int ret;
+
+	memset(h, 0, sizeof *h);
+	h->path = path;
+	ret = mk_npy_preamble(f, h);
+	return ret ? ret : mk_npy_dict(h);
+}
+
+int mk_npy_check_size(const mk_npy *h, FILE *f, uint64_t bytes, const char *what)
+{
+	uint64_t size, offset = h->offset;
+	struct stat st;
+
+	if (fstat(fileno(f), &st) != 0)
+		return mk_error_set(MK_EIO, "'%s': %s", h->path, strerror(errno));
+	size = (uint64_t)st.st_size;
+	if (size != offset + bytes)
+		return mk_error_set(MK_EFORMAT, "'%s': %" PRIu64 " bytes of data, expected %" PRIu64
+				    " for %s (%s)", h->path, size > offset ? size - offset : 0,
+				    bytes, what, size < offset + bytes ? "truncated" : "trailing bytes");
+	return MK_OK;
+}
+
+static int mk_npy_check(mk_npy *h, FILE *f)
 {
 	uint64_t cells, data;
-	struct stat st;
+	char what[128];
 	int ret;
 
 	if (h->ndim != 2 || h->shape[0] != h->shape[1]) {
@@ -336,23 +355,17 @@ static int mk_npy_check(struct mk_npy *h, FILE *f, uint64_t offset)
 	ret = mk_check_n(h->shape[0], "n");
 	if (ret)
 		return ret;
-	if (fstat(fileno(f), &st) != 0)
-		return mk_error_set(MK_EIO, "'%s': %s", h->path, strerror(errno));
 	ret = mk_mul_u64((uint64_t)h->shape[0], (uint64_t)h->shape[0], &cells);
 	if (ret == MK_OK)
 		ret = mk_mul_u64(cells, h->itemsize, &data);
 	if (ret)
 		return ret;
-	if ((uint64_t)st.st_size != offset + data)
-		return mk_error_set(MK_EFORMAT, "'%s': %" PRIu64 " bytes of data, expected %" PRIu64
-				    " for a %" PRId64 " x %" PRId64 " '%s' array (%s)", h->path,
-				    (uint64_t)st.st_size > offset ? (uint64_t)st.st_size - offset : 0,
-				    data, h->shape[0], h->shape[1], h->descr,
-				    (uint64_t)st.st_size < offset + data ? "truncated" : "trailing bytes");
-	return MK_OK;
+	snprintf(what, sizeof what, "a %" PRId64 " x %" PRId64 " '%s' array", h->shape[0],
+		 h->shape[1], h->descr);
+	return mk_npy_check_size(h, f, data, what);
 }
 
-static bool mk_npy_nonzero(const struct mk_npy *h, const uint8_t *p)
+static bool mk_npy_nonzero(const mk_npy *h, const uint8_t *p)
 {
 	for (size_t k = 0; k < h->itemsize; k++) {
 		uint8_t b = p[k];
@@ -365,7 +378,7 @@ static bool mk_npy_nonzero(const struct mk_npy *h, const uint8_t *p)
 	return false;
 }
 
-static int mk_npy_read_data(struct mk_npy *h, FILE *f, mk_mask *m)
+static int mk_npy_read_data(mk_npy *h, FILE *f, mk_mask *m)
 {
 	int64_t n = h->shape[0];
 	size_t line = (size_t)n * h->itemsize;
@@ -393,10 +406,8 @@ static int mk_npy_read_data(struct mk_npy *h, FILE *f, mk_mask *m)
 
 int mk_io_read_npy(const char *path, uint64_t max_memory, mk_mask **out)
 {
-	struct mk_npy h = {.path = path};
-	char *text = NULL;
+	mk_npy h = {.path = path};
 	mk_mask *m = NULL;
-	uint64_t offset = 0;
 	FILE *f;
 	int ret;
 
@@ -404,13 +415,11 @@ int mk_io_read_npy(const char *path, uint64_t max_memory, mk_mask **out)
 	f = fopen(path, "rb");
 	if (!f)
 		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
-	ret = mk_npy_read_header(f, &h, &text, &offset);
-	if (ret == MK_OK)
-		ret = mk_npy_dict(&h);
+	ret = mk_npy_read_header(f, path, &h);
 	if (ret == MK_OK)
 		ret = mk_npy_descr(&h);
 	if (ret == MK_OK)
-		ret = mk_npy_check(&h, f, offset);
+		ret = mk_npy_check(&h, f);
 	if (ret == MK_OK)
 		ret = mk_mask_new(h.shape[0], max_memory, &m);
 	if (ret == MK_OK)
@@ -420,7 +429,7 @@ int mk_io_read_npy(const char *path, uint64_t max_memory, mk_mask **out)
 		m = NULL;
 	}
 	mk_mask_free(m);
-	free(text);
+	free(h.text);
 	fclose(f);
 	return ret;
 }

@@ -13,22 +13,14 @@ import zlib
 import h5py
 import numpy as np
 
+import checks
+from checks import check
+
 MASKKIT = os.environ["MASKKIT"]
-failures = 0
-passed = 0
 
 
 def run(*args):
     return subprocess.run([MASKKIT, *args], check=True, capture_output=True, text=True).stdout
-
-
-def check(cond, what):
-    global failures, passed
-    if cond:
-        passed += 1
-    else:
-        failures += 1
-        print("FAIL:", what)
 
 
 def grid(n):
@@ -337,8 +329,7 @@ def main():
                      test_npy_count_matches_measure, test_h5_and_json, test_png,
                      test_library_conventions, test_blocks_like_flexattention):
             test(tmp)
-    print(f"crosscheck: {passed} passed, {failures} failed")
-    return 1 if failures else 0
+    return checks.summary("crosscheck")
 
 
 if __name__ == "__main__":

@@ -11,18 +11,10 @@ import tempfile
 import h5py
 import numpy as np
 
+import checks
+from checks import check
+
 MASKKIT = os.environ["MASKKIT"]
-failures = 0
-passed = 0
-
-
-def check(cond, what):
-    global failures, passed
-    if cond:
-        passed += 1
-    else:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run_json(*args):
@@ -165,8 +157,7 @@ def main():
         check_toeplitz(tmp)
         check_positional(tmp)
         check_fit_recovers_tisa(tmp)
-    print(f"{passed} passed, {failures} failed")
-    sys.exit(1 if failures else 0)
+    sys.exit(checks.summary("position cross-check"))
 
 
 if __name__ == "__main__":

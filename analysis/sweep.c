@@ -1,0 +1,597 @@
+/*
+ * Sweeps: what a mask costs.  For each pattern and target sparsity the
+ * pattern's size parameter is solved for the nearest achievable sparsity;
+ * then each kernel runs on random O(1) tensors, once to warm up and R timed
+ * times, and its output is checked against the double reference
+ * (attn_ref.c).
+ *
+ * The solver measures |M| exactly (mk_measure_expr) at candidate values and
+ * remembers each.  When |M| grows with the value (windows, random keys,
+ * global tokens) a binary search finds the crossing and its neighbours
+ * decide; otherwise (strides and block sizes, where |M| falls and then
+ * rises, or is ragged where the block grid clips) every value is scanned,
+ * or for large ranges a 2% geometric grid refined between the neighbours
+ * of its best point.
+ */
+#include "config.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "maskkit.h"
+#include "sweep.h"
+
+#define SWEEP_UNKNOWN UINT64_MAX
+#define SWEEP_MAX_WARMUPS 8
+
+/* hi_kind: 0 = n, 1 = n - 1, 2 = n / 2 */
+static const mk_sweep_spec sweep_specs[] = {
+	{"local", "w", "", 0, 1, true},
+	{"strided", "l", "", 1, 0, false},
+	{"fixed", "l", ",c=1", 1, 0, false},
+	{"logsparse", "block", "", 1, 0, false},
+	{"bigbird", "w", "", 0, 1, true},
+	{"longformer", "w", "", 0, 1, true},
+	{"star", "block", "", 1, 0, false},
+	{"random", "size", "", 0, 2, true},
+	{"global", "g", "", 0, 0, true},
+	{"diag", "block", "", 1, 0, false},
+};
+#define SWEEP_NSPECS (sizeof sweep_specs / sizeof *sweep_specs)
+
+struct mk_sweep_solver {
+	const mk_sweep_spec *spec;
+	int64_t n, lo, hi;
+	uint64_t seed, max_memory;
+	uint64_t *count; /* hi + 1 entries, SWEEP_UNKNOWN until measured */
+};
+
+static const mk_sweep_spec *sweep_spec(const char *pattern)
+{
+	for (size_t k = 0; k < SWEEP_NSPECS; k++)
+		if (!strcmp(sweep_specs[k].pattern, pattern))
+			return &sweep_specs[k];
+	return NULL;
+}
+
+const char *mk_sweep_param(const char *pattern)
+{
+	const mk_sweep_spec *s = sweep_spec(pattern);
+	return s ? s->param : NULL;
+}
+
+const char *mk_sweep_patterns(void)
+{
+	return "local, strided, fixed, logsparse, bigbird, longformer, star, random, global, diag";
+}
+
+int mk_sweep_solver_new(const char *pattern, int64_t n, uint64_t seed, uint64_t max_memory,
+			mk_sweep_solver **out)
+{
+	const mk_sweep_spec *spec = sweep_spec(pattern);
+	mk_sweep_solver *s;
+	int ret;
+
+	*out = NULL;
+	if (!spec)
+		return mk_error_set(MK_EINVAL, "pattern '%s' has no size parameter a sweep can vary "
+				    "(use %s)", pattern, mk_sweep_patterns());
+	if ((ret = mk_check_n(n, "n")))
+		return ret;
+	if (!(s = calloc(1, sizeof *s)))
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	s->spec = spec;
+	s->n = n;
+	s->seed = seed;
+	s->max_memory = max_memory;
+	s->lo = spec->lo;
+	s->hi = spec->hi_kind == 0 ? n : spec->hi_kind == 1 ? n - 1 : n / 2;
+	if (s->hi < s->lo)
+		s->hi = s->lo;
+	if (!(s->count = malloc((size_t)(s->hi + 1) * sizeof *s->count))) {
+		free(s);
+		return mk_error_set(MK_ENOMEM, "out of memory for the solver");
+	}
+	for (int64_t v = 0; v <= s->hi; v++)
+		s->count[v] = SWEEP_UNKNOWN;
+	*out = s;
+	return MK_OK;
+}
+
+void mk_sweep_solver_free(mk_sweep_solver *s)
+{
+	if (!s)
+		return;
+	free(s->count);
+	free(s);
+}
+
+static void sweep_expr(const mk_sweep_solver *s, int64_t v, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s(%s=%" PRId64 "%s)", s->spec->pattern, s->spec->param, v,
+		 s->spec->extra);
+}
+
+/* |M| at value v, measured once. */
+static int sweep_count(mk_sweep_solver *s, int64_t v, uint64_t *out)
+{
+	mk_bind_opts b = {.n = s->n, .seed = s->seed, .max_memory = s->max_memory};
+	mk_expr *e = NULL;
+	mk_measure m;
+	char text[64];
+	int ret;
+
+	if (s->count[v] != SWEEP_UNKNOWN) {
+		*out = s->count[v];
+		return MK_OK;
+	}
+	sweep_expr(s, v, text, sizeof text);
+	if ((ret = mk_expr_parse(text, &e)) || (ret = mk_expr_bind(e, &b)) ||
+	    (ret = mk_measure_expr(e, NULL, 0, NULL, NULL, &m)))
+		goto out;
+	*out = s->count[v] = m.count;
+out:
+	mk_expr_free(e);
+	return ret;
+}
+
+/* Keeps v in *best when it is nearer the target count (ties: smaller v). */
+static int sweep_consider(mk_sweep_solver *s, int64_t v, double want, int64_t *best,
+			  double *best_gap)
+{
+	uint64_t c;
+	double gap;
+	int ret;
+
+	if (v < s->lo || v > s->hi)
+		return MK_OK;
+	if ((ret = sweep_count(s, v, &c)))
+		return ret;
+	gap = fabs((double)c - want);
+	if (*best < 0 || gap < *best_gap || (gap == *best_gap && v < *best)) {
+		*best = v;
+		*best_gap = gap;
+	}
+	return MK_OK;
+}
+
+/* The smallest v with |M| >= want, then it and its neighbours compete. */
+static int sweep_bisect(mk_sweep_solver *s, double want, int64_t *best, double *gap)
+{
+	int64_t a = s->lo, b = s->hi;
+	uint64_t c;
+	int ret = MK_OK;
+
+	while (a < b) {
+		int64_t mid = a + (b - a) / 2;
+		if ((ret = sweep_count(s, mid, &c)))
+			return ret;
+		if ((double)c >= want)
+			b = mid;
+		else
+			a = mid + 1;
+	}
+	for (int64_t v = a - 2; v <= a + 2 && ret == MK_OK; v++)
+		ret = sweep_consider(s, v, want, best, gap);
+	return ret;
+}
+
+static int sweep_scan(mk_sweep_solver *s, double want, int64_t *best, double *gap)
+{
+	int64_t prev = s->lo, next, v = s->lo;
+	int ret = MK_OK;
+
+	if (s->hi - s->lo <= MK_SWEEP_SCAN_ALL) {
+		for (v = s->lo; v <= s->hi && ret == MK_OK; v++)
+			ret = sweep_consider(s, v, want, best, gap);
+		return ret;
+	}
+	/* a geometric grid, then every value between the best's neighbours */
+	while (ret == MK_OK && v <= s->hi) {
+		ret = sweep_consider(s, v, want, best, gap);
+		next = v + 1 > (int64_t)(v * 1.02) ? v + 1 : (int64_t)(v * 1.02);
+		v = next > s->hi && v < s->hi ? s->hi : next;
+	}
+	for (v = s->lo; ret == MK_OK && v < *best; v = next) {
+		next = v + 1 > (int64_t)(v * 1.02) ? v + 1 : (int64_t)(v * 1.02);
+		prev = v;
+	}
+	next = *best + 1 > (int64_t)(*best * 1.02) ? *best + 1 : (int64_t)(*best * 1.02);
+	for (v = prev; v <= next && ret == MK_OK; v++)
+		ret = sweep_consider(s, v, want, best, gap);
+	return ret;
+}
+
+int mk_sweep_solve(mk_sweep_solver *s, double target, mk_sweep_point *out)
+{
+	double n2 = (double)s->n * (double)s->n, want = (1.0 - target) * n2, gap = 0.0;
+	int64_t best = -1;
+	int ret;
+
+	if (!(target >= 0.0 && target <= 1.0))
+		return mk_error_set(MK_EINVAL, "target sparsity %g is outside 0..1", target);
+	ret = s->spec->monotone ? sweep_bisect(s, want, &best, &gap)
+				: sweep_scan(s, want, &best, &gap);
+	if (ret)
+		return ret;
+	out->value = best;
+	out->count = s->count[best];
+	out->sparsity = 1.0 - (double)out->count / n2;
+	sweep_expr(s, best, out->expr, sizeof out->expr);
+	return MK_OK;
+}
+
+/* ---- targets ---------------------------------------------------------------- */
+
+static int sweep_percent(const char *s, const char *end, double *out)
+{
+	char buf[64], *stop;
+	int len = (int)(end - s);
+
+	/* a copy: strtod would take the first '.' of "10..90" */
+	snprintf(buf, sizeof buf, "%.*s", len, s);
+	errno = 0;
+	*out = strtod(buf, &stop);
+	if (!len || len >= (int)sizeof buf || *stop || errno || !isfinite(*out))
+		return mk_error_set(MK_EINVAL, "--sparsity: '%.*s' is not a number", len, s);
+	if (*out < 0.0 || *out > 100.0)
+		return mk_error_set(MK_EINVAL, "--sparsity: %.*s is outside 0..100 (percent)", len,
+				    s);
+	return MK_OK;
+}
+
+static int sweep_push(double *out, size_t cap, size_t *count, double percent)
+{
+	if (*count == cap)
+		return mk_error_set(MK_EINVAL, "--sparsity: more than %zu values", cap);
+	out[(*count)++] = percent / 100.0;
+	return MK_OK;
+}
+
+int mk_sweep_parse_targets(const char *s, double *out, size_t cap, size_t *count)
+{
+	const char *dots = strstr(s, ".."), *colon, *end = s + strlen(s);
+	double a, b, step = 10.0;
+	int ret = MK_OK;
+
+	*count = 0;
+	for (const char *p = s; !dots && p <= end && !ret; p++) {
+		const char *q = strchr(p, ',') ? strchr(p, ',') : end;
+		if (!(ret = sweep_percent(p, q, &a)))
+			ret = sweep_push(out, cap, count, a);
+		p = q;
+	}
+	if (!dots)
+		return ret;
+	colon = strchr(dots + 2, ':');
+	if ((ret = sweep_percent(s, dots, &a)) ||
+	    (ret = sweep_percent(dots + 2, colon ? colon : end, &b)) ||
+	    (colon && (ret = sweep_percent(colon + 1, end, &step))))
+		return ret;
+	if (step <= 0.0 || b < a)
+		return mk_error_set(MK_EINVAL, "--sparsity '%s': expected A..B[:STEP] with A <= B and "
+				    "STEP > 0", s);
+	for (int k = 0; a + k * step <= b + 1e-9 && !ret; k++)
+		ret = sweep_push(out, cap, count, a + k * step);
+	return ret;
+}
+
+/* ---- running --------------------------------------------------------------- */
+
+typedef struct sweep_run {
+	const mk_sweep_opts *o;
+	float *q, *k, *v, *out;
+	double *ref, *times, tol;
+	int64_t rows[MK_REF_MAX_ROWS], nrows, done, total;
+	double *dense_med, *dense_min, *dense_err; /* per normalisation */
+} sweep_run;
+
+static uint64_t sweep_splitmix(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1): scores stay O(1) whatever d is. */
+static void sweep_fill(float *x, size_t count, uint64_t *state)
+{
+	for (size_t c = 0; c < count; c++)
+		x[c] = (float)((double)(sweep_splitmix(state) >> 11) * 0x1.0p-52 - 1.0);
+}
+
+static double sweep_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int sweep_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int sweep_once(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
+		      const mk_attn_layout *l, double *secs)
+{
+	mk_attn_stats st;
+	double t0 = sweep_now();
+	int ret = mk_attn_run(x->o->backend, kernel, norm, &x->o->shape, x->q, x->k, x->v, l,
+			      x->out, &st);
+	*secs = sweep_now() - t0;
+	return ret;
+}
+
+/* Warm-up runs until one is not much slower than the one before (the first
+ * runs of a process start threads), then reps timed runs: median, minimum. */
+static int sweep_time(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
+		      const mk_attn_layout *l, double *med, double *min)
+{
+	int reps = x->o->reps, ret;
+	double prev = INFINITY, t = 0.0;
+
+	for (int w = 0; w < SWEEP_MAX_WARMUPS && (w < 1 || t > 1.5 * prev); w++) {
+		prev = w ? t : INFINITY;
+		if ((ret = sweep_once(x, kernel, norm, l, &t)))
+			return ret;
+	}
+	for (int r = 0; r < reps; r++)
+		if ((ret = sweep_once(x, kernel, norm, l, &x->times[r])))
+			return ret;
+	qsort(x->times, (size_t)reps, sizeof *x->times, sweep_cmp_double);
+	*min = x->times[0];
+	*med = reps % 2 ? x->times[reps / 2] : 0.5 * (x->times[reps / 2 - 1] + x->times[reps / 2]);
+	return MK_OK;
+}
+
+static int sweep_fail(const sweep_run *x, const mk_sweep_row *r, const char *norm)
+{
+	return mk_error_set(MK_EINTERNAL, "pattern '%s' (%s=%" PRId64 "), kernel '%s', norm %s: "
+			    "max error %.3g above the %s tolerance %.3g", r->pattern, r->param,
+			    r->point.value, mk_attn_kernel_name(r->kernel), norm, r->max_err,
+			    x->o->dtype, x->tol);
+}
+
+/* Times and checks one kernel on the current mask; the reference is in x. */
+static int sweep_kernel(sweep_run *x, mk_sweep_row *r, size_t ni, const mk_attn_layout *l)
+{
+	const mk_attn_shape *s = &x->o->shape;
+	double flops = 4.0 * (double)s->batch * (double)s->heads * (double)s->d;
+	double cells = (double)s->n * (double)s->n;
+	char norm[32];
+	int ret;
+
+	if (r->kernel == MK_KERNEL_DENSE) {
+		r->median_s = x->dense_med[ni];
+		r->min_s = x->dense_min[ni];
+		r->max_err = x->dense_err[ni];
+	} else {
+		if ((ret = sweep_time(x, r->kernel, r->norm, l, &r->median_s, &r->min_s)))
+			return ret;
+		r->max_err = mk_attn_ref_error(s, x->rows, x->nrows, x->ref, x->out);
+		cells = (double)r->point.count;
+	}
+	r->speedup = x->dense_med[ni] / r->median_s;
+	r->gflops_dense = flops * (double)s->n * (double)s->n / r->median_s * 1e-9;
+	r->gflops_actual = flops * cells / r->median_s * 1e-9;
+	mk_norm_format(r->norm, norm, sizeof norm);
+	return r->max_err <= x->tol ? MK_OK : sweep_fail(x, r, norm);
+}
+
+static void sweep_progress(sweep_run *x, const mk_sweep_row *r, const char *norm)
+{
+	char what[160];
+	if (!x->o->progress)
+		return;
+	if (r)
+		snprintf(what, sizeof what, "%s %s=%" PRId64 " (target %.0f%%, got %.1f%%), %s",
+			 r->pattern, r->param, r->point.value, 100 * r->target,
+			 100 * r->point.sparsity, norm);
+	else
+		snprintf(what, sizeof what, "dense, %s", norm);
+	x->o->progress(x->done++, x->total, what, x->o->arg);
+}
+
+/* The dense kernel ignores the mask: timed and checked once per norm. */
+static int sweep_dense(sweep_run *x)
+{
+	const mk_sweep_opts *o = x->o;
+	char norm[32];
+	int ret;
+
+	for (size_t ni = 0; ni < o->nnorms; ni++) {
+		mk_norm_format(&o->norms[ni], norm, sizeof norm);
+		sweep_progress(x, NULL, norm);
+		if ((ret = mk_attn_reference(&o->norms[ni], &o->shape, x->q, x->k, x->v, NULL,
+					     x->rows, x->nrows, x->ref)) ||
+		    (ret = sweep_time(x, MK_KERNEL_DENSE, &o->norms[ni], NULL, &x->dense_med[ni],
+				      &x->dense_min[ni])))
+			return ret;
+		x->dense_err[ni] = mk_attn_ref_error(&o->shape, x->rows, x->nrows, x->ref, x->out);
+		if (x->dense_err[ni] > x->tol)
+			return mk_error_set(MK_EINTERNAL, "kernel 'dense', norm %s: max error %.3g "
+					    "above the %s tolerance %.3g", norm, x->dense_err[ni],
+					    o->dtype, x->tol);
+	}
+	return MK_OK;
+}
+
+/* Every normalisation and kernel on one mask. */
+static int sweep_mask(sweep_run *x, mk_sweep_row *r, int (*emit)(const mk_sweep_row *, void *),
+		      void *arg)
+{
+	const mk_sweep_opts *o = x->o;
+	mk_bind_opts b = {.n = o->shape.n, .seed = o->seed, .max_memory = o->max_memory};
+	mk_expr *e = NULL;
+	mk_mask *m = NULL;
+	mk_attn_layout *l = NULL;
+	char norm[32];
+	int ret;
+
+	if ((ret = mk_expr_parse(r->point.expr, &e)) || (ret = mk_expr_bind(e, &b)) ||
+	    (ret = mk_expr_to_mask(e, &m)) ||
+	    (ret = mk_attn_layout_new(m, o->tile, o->max_memory, &l)))
+		goto out;
+	r->tile_density = mk_attn_layout_density(l);
+	for (size_t ni = 0; ni < o->nnorms && !ret; ni++) {
+		r->norm = &o->norms[ni];
+		mk_norm_format(r->norm, norm, sizeof norm);
+		sweep_progress(x, r, norm);
+		ret = mk_attn_reference(r->norm, &o->shape, x->q, x->k, x->v, m, x->rows, x->nrows,
+					x->ref);
+		for (int k = 0; k < MK_KERNEL_COUNT && !ret; k++) {
+			if (!(o->kernels & (1u << k)))
+				continue;
+			r->kernel = (mk_attn_kernel)k;
+			if (!(ret = sweep_kernel(x, r, ni, l)))
+				ret = emit(r, arg);
+		}
+	}
+out:
+	mk_attn_layout_free(l);
+	mk_mask_free(m);
+	mk_expr_free(e);
+	return ret;
+}
+
+static int sweep_patterns(sweep_run *x, int (*emit)(const mk_sweep_row *, void *), void *arg)
+{
+	const mk_sweep_opts *o = x->o;
+	mk_sweep_solver *s = NULL;
+	int ret = MK_OK;
+
+	for (size_t p = 0; p < o->npatterns && !ret; p++) {
+		mk_sweep_row r = {.pattern = o->patterns[p], .param = mk_sweep_param(o->patterns[p])};
+		ret = mk_sweep_solver_new(r.pattern, o->shape.n, o->seed, o->max_memory, &s);
+		for (size_t t = 0; t < o->ntargets && !ret; t++) {
+			r.target = o->targets[t];
+			if (!(ret = mk_sweep_solve(s, r.target, &r.point)))
+				ret = sweep_mask(x, &r, emit, arg);
+		}
+		mk_sweep_solver_free(s);
+		s = NULL;
+	}
+	return ret;
+}
+
+int mk_sweep_check_memory(const mk_sweep_opts *o)
+{
+	const mk_attn_shape *s = &o->shape;
+	uint64_t n = (uint64_t)s->n, tensor, cells, densest = 0, total;
+	double least = 1.0;
+	int ret;
+
+	for (size_t t = 0; t < o->ntargets; t++)
+		least = o->targets[t] < least ? o->targets[t] : least;
+	/* mask bits twice (mask and layout), CSR columns at the densest target */
+	if ((ret = mk_mul_u64(n, n, &cells)))
+		return mk_error_set(MK_ERANGE, "n = %" PRIu64 " is too large for a sweep", n);
+	densest = (uint64_t)((1.0 - least) * (double)cells) * 8 + cells / 4;
+	if ((ret = mk_mul_u64((uint64_t)s->batch * (uint64_t)s->heads, n, &tensor)) ||
+	    (ret = mk_mul_u64(tensor, (uint64_t)s->d * 16, &tensor)) ||
+	    tensor > UINT64_MAX - densest)
+		return mk_error_set(MK_ERANGE, "the sweep's tensors are too large");
+	total = tensor + densest;
+	return mk_check_memory(total, o->max_memory ? o->max_memory : MK_DEFAULT_MAX_MEMORY,
+			       "the sweep's tensors and masks");
+}
+
+static int sweep_alloc(sweep_run *x)
+{
+	const mk_attn_shape *s = &x->o->shape;
+	size_t cells = (size_t)s->batch * (size_t)s->heads * (size_t)s->n * (size_t)s->d;
+	size_t nn = x->o->nnorms;
+	uint64_t state = x->o->seed;
+
+	x->q = malloc(cells * sizeof *x->q);
+	x->k = malloc(cells * sizeof *x->k);
+	x->v = malloc(cells * sizeof *x->v);
+	x->out = malloc(cells * sizeof *x->out);
+	x->ref = malloc((size_t)s->batch * (size_t)s->heads * (size_t)x->nrows * (size_t)s->d *
+			sizeof *x->ref);
+	x->times = malloc((size_t)x->o->reps * sizeof *x->times);
+	x->dense_med = malloc(3 * nn * sizeof *x->dense_med);
+	if (!x->q || !x->k || !x->v || !x->out || !x->ref || !x->times || !x->dense_med)
+		return mk_error_set(MK_ENOMEM, "out of memory for the sweep's tensors");
+	x->dense_min = x->dense_med + nn;
+	x->dense_err = x->dense_med + 2 * nn;
+	sweep_fill(x->q, cells, &state);
+	sweep_fill(x->k, cells, &state);
+	sweep_fill(x->v, cells, &state);
+	return MK_OK;
+}
+
+int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void *arg),
+		 void *arg)
+{
+	sweep_run x = {.o = o};
+	int ret;
+
+	if (!o->backend || !o->nnorms || !o->reps || o->reps < 1 || !o->dtype)
+		return mk_error_set(MK_EINVAL, "sweep: backend, normalisations, dtype and "
+				    "repetitions are required");
+	if (!(x.tol = mk_dtype_tolerance(o->dtype)))
+		return mk_error_set(MK_EINVAL, "unknown dtype '%s' (use fp32, fp16 or bf16)",
+				    o->dtype);
+	if ((ret = mk_sweep_check_memory(o)))
+		return ret;
+	x.nrows = mk_attn_ref_rows(o->shape.n, x.rows);
+	x.total = (int64_t)(o->nnorms * (1 + o->npatterns * o->ntargets));
+	if (!(ret = sweep_alloc(&x)) && !(ret = sweep_dense(&x)))
+		ret = sweep_patterns(&x, row, arg);
+	if (!ret && o->progress)
+		o->progress(x.total, x.total, "done", o->arg);
+	free(x.q);
+	free(x.k);
+	free(x.v);
+	free(x.out);
+	free(x.ref);
+	free(x.times);
+	free(x.dense_med);
+	return ret;
+}
+
+/* ---- the machine ------------------------------------------------------------ */
+
+static void sweep_cpu_model(char *buf, size_t cap)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	buf[0] = '\0';
+	while (f && fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':'), *v;
+		size_t len;
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		len = strcspn(v, "\r\n");
+		snprintf(buf, cap, "%.*s", (int)len, v);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+void mk_machine_describe(mk_machine *out)
+{
+	memset(out, 0, sizeof *out);
+	sweep_cpu_model(out->cpu, sizeof out->cpu);
+#ifdef _OPENMP
+	out->threads = omp_get_max_threads();
+#else
+	out->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+	snprintf(out->version, sizeof out->version, "%s", mk_version());
+}

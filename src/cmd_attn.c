@@ -1,0 +1,406 @@
+/*
+ * maskkit attn: the attention engine on the user's own tensors.  Reads Q, K
+ * and V ([n, d], [heads, n, d] or [batch, heads, n, d]; float32 or float64;
+ * .npy or HDF5), computes O = normalise(Q K^T / sqrt(d) restricted to the
+ * mask) V with one of the engine's kernels and writes O in the same layout,
+ * and with --weights-out the normalised attention matrix pi itself.
+ */
+#include "config.h"
+#include <cJSON.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+
+#define ATTN_WEIGHTS_MAX_N 4096 /* pi has n^2 entries per head */
+#define ATTN_DEFAULT_TILE 64
+
+enum { ATTN_OPT_MASK = 512, ATTN_OPT_NORM, ATTN_OPT_KERNEL, ATTN_OPT_BACKEND, ATTN_OPT_WEIGHTS };
+
+typedef struct attn_opts {
+	cli_mask_opts m; /* -o, --seed, --max-memory */
+	const char *mask, *weights;
+	const char *backend_name;
+	mk_norm norm;
+	mk_attn_kernel kernel;
+	bool kernel_given, json;
+	int64_t tile;
+} attn_opts;
+
+/* What was read and computed, for the summary. */
+typedef struct attn_job {
+	mk_tensor qkv[3], o, pi;
+	mk_attn_shape shape;
+	mk_mask *mask;
+	mk_expr *expr;
+	mk_attn_layout *layout;
+	const mk_attn_backend *backend;
+	mk_dtype dtype;
+	int64_t empty_rows;
+	double seconds;
+} attn_job;
+
+static int attn_option(int opt, const char *arg, void *ctx)
+{
+	attn_opts *o = ctx;
+	switch (opt) {
+	case ATTN_OPT_MASK:
+		o->mask = arg;
+		return MK_OK;
+	case ATTN_OPT_NORM:
+		return mk_norm_parse(arg, &o->norm);
+	case ATTN_OPT_KERNEL:
+		o->kernel_given = true;
+		return mk_attn_kernel_parse(arg, &o->kernel);
+	case ATTN_OPT_BACKEND:
+		o->backend_name = arg;
+		return MK_OK;
+	case ATTN_OPT_WEIGHTS:
+		o->weights = arg;
+		return MK_OK;
+	case CLI_OPT_TILE:
+		return cli_i64(arg, "--tile", 1, MK_N_MAX, &o->tile);
+	case CLI_OPT_JSON:
+		o->json = true;
+		return MK_OK;
+	default:
+		return mk_error_set(MK_EINVAL, "unexpected option");
+	}
+}
+
+static int attn_check_output(const char *opt, const char *path)
+{
+	if (mk_tensor_format(path) == MK_FMT_NONE)
+		return cli_usage(&mk_cmd_attn, "%s '%s': write .npy, .h5 or .h5:/dataset", opt, path);
+	return -1;
+}
+
+static int attn_parse(int argc, char **argv, attn_opts *o)
+{
+	static const struct option longopts[] = {
+		{"mask", required_argument, NULL, ATTN_OPT_MASK},
+		{"norm", required_argument, NULL, ATTN_OPT_NORM},
+		{"kernel", required_argument, NULL, ATTN_OPT_KERNEL},
+		{"backend", required_argument, NULL, ATTN_OPT_BACKEND},
+		{"weights-out", required_argument, NULL, ATTN_OPT_WEIGHTS},
+		{"tile", required_argument, NULL, CLI_OPT_TILE},
+		{"json", no_argument, NULL, CLI_OPT_JSON},
+		{"output", required_argument, NULL, 'o'},
+		{"seed", required_argument, NULL, CLI_OPT_SEED},
+		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	int ret = cli_parse(&mk_cmd_attn, argc, argv, longopts, &o->m, attn_option, o);
+	if (ret >= 0)
+		return ret;
+	if (o->m.bind.n)
+		return cli_usage(&mk_cmd_attn, "-n is not an option of attn: n comes from the "
+				 "tensors");
+	if (argc - optind != 3)
+		return cli_usage(&mk_cmd_attn, "give three tensors Q K V (got %d)", argc - optind);
+	if (!o->m.out)
+		return cli_usage(&mk_cmd_attn, "missing -o OUT");
+	if ((ret = attn_check_output("-o", o->m.out)) >= 0 ||
+	    (o->weights && (ret = attn_check_output("--weights-out", o->weights)) >= 0))
+		return ret;
+	if (o->weights && !strcmp(o->weights, o->m.out))
+		return cli_usage(&mk_cmd_attn, "-o and --weights-out name the same file '%s'",
+				 o->m.out);
+	if (!o->kernel_given)
+		o->kernel = o->mask ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE;
+	return -1;
+}
+
+/* ---- inputs ------------------------------------------------------------------ */
+
+static const char *const attn_names[3] = {"Q", "K", "V"};
+
+static int attn_read(char **files, const attn_opts *o, attn_job *j)
+{
+	char a[96], b[96];
+	int ret;
+
+	for (int k = 0; k < 3; k++)
+		if ((ret = mk_tensor_read(files[k], o->m.bind.max_memory, &j->qkv[k])))
+			return ret;
+	for (int k = 1; k < 3; k++) {
+		const mk_tensor *x = &j->qkv[0], *y = &j->qkv[k];
+		if (x->rank == y->rank &&
+		    !memcmp(x->dims, y->dims, (size_t)x->rank * sizeof *x->dims))
+			continue;
+		mk_tensor_shape_text(x, a, sizeof a);
+		mk_tensor_shape_text(y, b, sizeof b);
+		return mk_error_set(MK_EINVAL, "Q '%s' has shape %s but %s '%s' has shape %s; Q, K "
+				    "and V need the same shape", files[0], a, attn_names[k],
+				    files[k], b);
+	}
+	j->dtype = MK_DTYPE_F32;
+	for (int k = 0; k < 3; k++)
+		if (j->qkv[k].dtype == MK_DTYPE_F64)
+			j->dtype = MK_DTYPE_F64;
+	return MK_OK;
+}
+
+static void attn_shape(const mk_tensor *q, mk_attn_shape *s)
+{
+	int r = q->rank;
+	s->batch = r == 4 ? q->dims[0] : 1;
+	s->heads = r >= 3 ? q->dims[r - 3] : 1;
+	s->n = q->dims[r - 2];
+	s->d = q->dims[r - 1];
+}
+
+/* The --mask expression for n: sizes from its files are compared with the
+ * tensors' n first, so that a mismatch names the tensors, not --n. */
+static int attn_bind(const attn_opts *o, int64_t n, mk_expr **e)
+{
+	mk_bind_opts b = o->m.bind;
+	int ret;
+
+	if ((ret = cli_operand(o->mask, e)))
+		return ret;
+	b.n = 0;
+	if (mk_expr_bind(*e, &b) == MK_OK) {
+		if (mk_expr_n(*e) != n)
+			return mk_error_set(MK_EINVAL, "the mask '%s' has n = %" PRId64 " but the "
+					    "tensors have n = %" PRId64, o->mask, mk_expr_n(*e), n);
+		return MK_OK;
+	}
+	mk_expr_free(*e);
+	*e = NULL;
+	if ((ret = cli_operand(o->mask, e)))
+		return ret;
+	b.n = n;
+	return mk_expr_bind(*e, &b);
+}
+
+static int attn_full_mask(int64_t n, uint64_t max_memory, mk_mask **m)
+{
+	int ret = mk_mask_new(n, max_memory, m);
+	for (int64_t i = 0; ret == MK_OK && i < n; i++)
+		mk_bits_set_range(mk_mask_row(*m, i), 0, n);
+	return ret;
+}
+
+static int attn_mask(const attn_opts *o, attn_job *j)
+{
+	int64_t n = j->shape.n;
+	int ret;
+
+	if (o->mask && ((ret = attn_bind(o, n, &j->expr)) ||
+			(ret = mk_expr_to_mask(j->expr, &j->mask))))
+		return ret;
+	if (o->kernel == MK_KERNEL_DENSE) {
+		if (j->mask && mk_mask_count(j->mask) != (uint64_t)n * (uint64_t)n)
+			return mk_error_set(MK_EINVAL, "kernel 'dense' attends to every key and "
+					    "ignores a mask: use --kernel masked, block or csr");
+		return MK_OK;
+	}
+	if (!j->mask && (ret = attn_full_mask(n, o->m.bind.max_memory, &j->mask)))
+		return ret;
+	if ((ret = mk_attn_layout_new(j->mask, o->tile, o->m.bind.max_memory, &j->layout)))
+		return ret;
+	j->empty_rows = mk_attn_layout_empty_rows(j->layout);
+	return MK_OK;
+}
+
+/* ---- computing ------------------------------------------------------------- */
+
+static double attn_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int attn_run(const attn_opts *o, attn_job *j, const float *v, float *out)
+{
+	mk_attn_stats st;
+	return mk_attn_run(j->backend, o->kernel, &o->norm, &j->shape, j->qkv[0].data,
+			   j->qkv[1].data, v, j->layout, out, &st);
+}
+
+/* pi column block by column block: pi V is linear in V, so V = columns
+ * [c0, c0 + d) of the identity gives those columns of pi in O. */
+static int attn_weights(const attn_opts *o, attn_job *j)
+{
+	const mk_attn_shape *s = &j->shape;
+	int64_t dims[MK_TENSOR_MAX_RANK], slices = s->batch * s->heads, n = s->n, d = s->d;
+	mk_tensor v = {0}, out = {0};
+	int r = j->qkv[0].rank, ret;
+
+	memcpy(dims, j->qkv[0].dims, sizeof dims);
+	dims[r - 1] = n;
+	if ((ret = mk_tensor_new(r, dims, j->dtype, o->m.bind.max_memory, "the attention "
+				 "matrix (--weights-out)", &j->pi)) ||
+	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->m.bind.max_memory, "V",
+				 &v)) ||
+	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->m.bind.max_memory, "O",
+				 &out)))
+		goto out;
+	for (int64_t c0 = 0; c0 < n; c0 += d) {
+		int64_t w = n - c0 < d ? n - c0 : d;
+		memset(v.data, 0, (size_t)mk_tensor_count(&v) * sizeof *v.data);
+		for (int64_t x = 0; x < slices; x++)
+			for (int64_t c = 0; c < w; c++)
+				v.data[(x * n + c0 + c) * d + c] = 1.0f;
+		if ((ret = attn_run(o, j, v.data, out.data)))
+			goto out;
+		for (int64_t x = 0; x < slices * n; x++)
+			memcpy(j->pi.data + x * n + c0, out.data + x * d, (size_t)w * sizeof(float));
+	}
+out:
+	mk_tensor_release(&v);
+	mk_tensor_release(&out);
+	return ret;
+}
+
+static int attn_compute(char **files, const attn_opts *o, attn_job *j)
+{
+	int ret;
+	double t0;
+
+	if (!(j->backend = mk_attn_backend_get(o->backend_name)))
+		return MK_EINVAL;
+	if ((ret = attn_read(files, o, j)))
+		return ret;
+	attn_shape(&j->qkv[0], &j->shape);
+	if (o->weights && j->shape.n > ATTN_WEIGHTS_MAX_N)
+		return mk_error_set(MK_ERANGE, "--weights-out needs n <= %d (pi has n^2 entries "
+				    "per head), got n = %" PRId64, ATTN_WEIGHTS_MAX_N, j->shape.n);
+	if ((ret = attn_mask(o, j)) ||
+	    (ret = mk_tensor_new(j->qkv[0].rank, j->qkv[0].dims, j->dtype, o->m.bind.max_memory,
+				 "O", &j->o)))
+		return ret;
+	t0 = attn_now();
+	if ((ret = attn_run(o, j, j->qkv[2].data, j->o.data)))
+		return ret;
+	j->seconds = attn_now() - t0;
+	if (o->weights && (ret = attn_weights(o, j)))
+		return ret;
+	if ((ret = mk_tensor_write(&j->o, o->m.out, "O", j->dtype)))
+		return ret;
+	return o->weights ? mk_tensor_write(&j->pi, o->weights, "pi", j->dtype) : MK_OK;
+}
+
+/* ---- reporting ------------------------------------------------------------- */
+
+static void attn_print(const attn_opts *o, const attn_job *j)
+{
+	char shape[96], norm[32];
+	mk_tensor_shape_text(&j->o, shape, sizeof shape);
+	mk_norm_format(&o->norm, norm, sizeof norm);
+	printf("O %s %s -> %s\n", shape, mk_dtype_name(j->dtype), o->m.out);
+	printf("kernel %s, norm %s, backend %s, mask %s\n", mk_attn_kernel_name(o->kernel), norm,
+	       j->backend->name, j->expr ? mk_expr_params(j->expr) : "full");
+	printf("empty rows %" PRId64 ", %.6f s\n", j->empty_rows, j->seconds);
+	if (o->weights) {
+		mk_tensor_shape_text(&j->pi, shape, sizeof shape);
+		printf("pi %s -> %s\n", shape, o->weights);
+	}
+}
+
+static void attn_json(const attn_opts *o, const attn_job *j)
+{
+	cJSON *x = cJSON_CreateObject(), *shape = cJSON_AddArrayToObject(x, "shape");
+	char norm[32], *s;
+
+	mk_norm_format(&o->norm, norm, sizeof norm);
+	for (int k = 0; k < j->o.rank; k++)
+		cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)j->o.dims[k]));
+	cJSON_AddNumberToObject(x, "batch", (double)j->shape.batch);
+	cJSON_AddNumberToObject(x, "heads", (double)j->shape.heads);
+	cJSON_AddNumberToObject(x, "n", (double)j->shape.n);
+	cJSON_AddNumberToObject(x, "d", (double)j->shape.d);
+	cJSON_AddStringToObject(x, "dtype", mk_dtype_name(j->dtype));
+	cJSON_AddStringToObject(x, "kernel", mk_attn_kernel_name(o->kernel));
+	cJSON_AddStringToObject(x, "norm", norm);
+	cJSON_AddStringToObject(x, "backend", j->backend->name);
+	cJSON_AddStringToObject(x, "mask", j->expr ? mk_expr_params(j->expr) : "full");
+	cJSON_AddNumberToObject(x, "empty_rows", (double)j->empty_rows);
+	cJSON_AddNumberToObject(x, "seconds", j->seconds);
+	cJSON_AddStringToObject(x, "output", o->m.out);
+	if (o->weights)
+		cJSON_AddStringToObject(x, "weights", o->weights);
+	else
+		cJSON_AddNullToObject(x, "weights");
+	if ((s = cJSON_Print(x)))
+		puts(s);
+	free(s);
+	cJSON_Delete(x);
+}
+
+static void attn_job_free(attn_job *j)
+{
+	for (int k = 0; k < 3; k++)
+		mk_tensor_release(&j->qkv[k]);
+	mk_tensor_release(&j->o);
+	mk_tensor_release(&j->pi);
+	mk_attn_layout_free(j->layout);
+	mk_mask_free(j->mask);
+	mk_expr_free(j->expr);
+}
+
+static int attn_main(int argc, char **argv)
+{
+	attn_opts o = {.backend_name = "cpu", .tile = ATTN_DEFAULT_TILE,
+		       .norm = {.kind = MK_NORM_SOFTMAX}};
+	attn_job j = {0};
+	int ret;
+
+	cli_mask_defaults(&o.m);
+	if ((ret = attn_parse(argc, argv, &o)) >= 0)
+		return ret;
+	if ((ret = attn_compute(argv + optind, &o, &j))) {
+		ret = cli_fail(ret);
+	} else {
+		if (o.json)
+			attn_json(&o, &j);
+		else
+			attn_print(&o, &j);
+		ret = MK_EXIT_OK;
+	}
+	attn_job_free(&j);
+	return ret;
+}
+
+const struct mk_cmd mk_cmd_attn = {
+	.name = "attn",
+	.summary = "run the attention engine on your own Q, K, V tensors",
+	.run = attn_main,
+	.usage =
+"usage: maskkit attn Q K V -o OUT [--mask EXPR] [--norm NORM] [--kernel KERNEL]\n"
+"                    [--backend cpu|cuda] [--weights-out W] [--tile T] [--json]\n"
+"\n"
+"Computes O = normalise(S restricted to the mask) V with S = Q K^T / sqrt(d)\n"
+"for each (batch, head) and writes O in Q's layout.  Q, K and V have one\n"
+"shape: [n, d], [heads, n, d] or [batch, heads, n, d]; each is a .npy file,\n"
+"an HDF5 file with one dataset of rank 2 to 4, or FILE.h5:/dataset.  float32\n"
+"and float64 are read (the engine computes in float32); O is float64 when an\n"
+"input is, else float32.  NaN or Inf in an input is an error.\n"
+"\n"
+"options:\n"
+"  -o, --output OUT     O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset\n"
+"      --mask EXPR      the mask, an expression or a mask file of size n\n"
+"                       (see 'maskkit gen --help'; default: every entry)\n"
+"      --norm NORM      softmax (rows sum to 1; the default), dnas (columns\n"
+"                       normalised first, then rows: Ding et al.), hnas:U\n"
+"                       (U dnas + (1 - U) softmax), sinkhorn:K (K rounds)\n"
+"      --kernel K       dense (no mask; the default without --mask), masked,\n"
+"                       block (the default with --mask) or csr\n"
+"      --backend B      cpu (the default), or cuda when built with it\n"
+"      --weights-out W  also write the normalised attention matrix pi as\n"
+"                       [.., n, n] (.npy, or .h5 dataset 'pi'); n <= 4096\n"
+"      --tile T         tile size of the mask layout (default 64)\n"
+"      --seed S         seed for random terms of the mask\n"
+"      --max-memory S   limit for tensors, mask and layout (default 4G)\n"
+"      --json           summary as JSON: shape, kernel, norm, empty rows, seconds\n"
+"  -h, --help           this help\n"
+"\n"
+"A row of the mask with no entry gives a zero row of O (and of pi); their\n"
+"number is reported.  Outputs are written to a temporary file and renamed,\n"
+"so a failure leaves an existing file intact.\n"
+"\n"
+"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+};

@@ -1,0 +1,2 @@
+. "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/../npy.sh"
+qkv 4 8; bad_input o.npy "$MASKKIT" attn q.npy k.npy v.npy --norm l2 -o o.npy
