@@ -594,4 +594,5 @@ void mk_machine_describe(mk_machine *out)
 	out->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 #endif
 	snprintf(out->version, sizeof out->version, "%s", mk_version());
+	snprintf(out->commit, sizeof out->commit, "%s", MK_COMMIT);
 }
