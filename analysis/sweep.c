@@ -308,13 +308,6 @@ static void sweep_fill(float *x, size_t count, uint64_t *state)
 		x[c] = (float)((double)(sweep_splitmix(state) >> 11) * 0x1.0p-52 - 1.0);
 }
 
-static double sweep_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int sweep_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -325,10 +318,10 @@ static int sweep_once(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
 		      const mk_attn_layout *l, double *secs)
 {
 	mk_attn_stats st;
-	double t0 = sweep_now();
+	double t0 = mk_attn_clock(x->o->backend);
 	int ret = mk_attn_run(x->o->backend, kernel, norm, &x->o->shape, x->q, x->k, x->v, l,
 			      x->out, &st);
-	*secs = sweep_now() - t0;
+	*secs = mk_attn_clock(x->o->backend) - t0;
 	return ret;
 }
 
@@ -440,7 +433,7 @@ static int sweep_mask(sweep_run *x, mk_sweep_row *r, int (*emit)(const mk_sweep_
 
 	if ((ret = mk_expr_parse(r->point.expr, &e)) || (ret = mk_expr_bind(e, &b)) ||
 	    (ret = mk_expr_to_mask(e, &m)) ||
-	    (ret = mk_attn_layout_new(m, o->tile, o->max_memory, &l)))
+	    (ret = mk_attn_prepare(o->backend, m, o->tile, o->max_memory, &l)))
 		goto out;
 	r->tile_density = mk_attn_layout_density(l);
 	for (size_t ni = 0; ni < o->nnorms && !ret; ni++) {

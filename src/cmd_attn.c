@@ -199,20 +199,14 @@ static int attn_mask(const attn_opts *o, attn_job *j)
 	}
 	if (!j->mask && (ret = attn_full_mask(n, o->m.bind.max_memory, &j->mask)))
 		return ret;
-	if ((ret = mk_attn_layout_new(j->mask, o->tile, o->m.bind.max_memory, &j->layout)))
+	ret = mk_attn_prepare(j->backend, j->mask, o->tile, o->m.bind.max_memory, &j->layout);
+	if (ret)
 		return ret;
 	j->empty_rows = mk_attn_layout_empty_rows(j->layout);
 	return MK_OK;
 }
 
 /* ---- computing ------------------------------------------------------------- */
-
-static double attn_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int attn_run(const attn_opts *o, attn_job *j, const float *v, float *out)
 {
@@ -273,10 +267,10 @@ static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 	    (ret = mk_tensor_new(j->qkv[0].rank, j->qkv[0].dims, j->dtype, o->m.bind.max_memory,
 				 "O", &j->o)))
 		return ret;
-	t0 = attn_now();
+	t0 = mk_attn_clock(j->backend);
 	if ((ret = attn_run(o, j, j->qkv[2].data, j->o.data)))
 		return ret;
-	j->seconds = attn_now() - t0;
+	j->seconds = mk_attn_clock(j->backend) - t0;
 	if (o->weights && (ret = attn_weights(o, j)))
 		return ret;
 	if ((ret = mk_tensor_write(&j->o, o->m.out, "O", j->dtype)))

@@ -160,9 +160,9 @@ static int sweep_backend(sweep_cli *c)
 	if (!mk_dtype_tolerance(c->s.dtype))
 		return mk_error_set(MK_EINVAL, "unknown --dtype '%s' (use fp32, fp16 or bf16)",
 				    c->s.dtype);
-	if (!strcmp(b->name, "cpu") && strcmp(c->s.dtype, "fp32"))
-		return mk_error_set(MK_EINVAL, "--dtype %s: the cpu backend computes in fp32 only",
-				    c->s.dtype);
+	if (mk_attn_check_dtype(b, c->s.dtype))
+		return mk_error_set(MK_EINVAL, "--dtype %s: the %s backend computes in %s only",
+				    c->s.dtype, b->name, b->dtypes);
 	if (c->s.shape.d > b->max_head_dim)
 		return mk_error_set(MK_EINVAL, "--head-dim %" PRId64 " is not supported by backend "
 				    "'%s' (1 to %" PRId64 ")", c->s.shape.d, b->name,

@@ -513,6 +513,13 @@ typedef struct mk_attn_backend {
 	const char *name;
 	unsigned kernels;     /* bit (1u << k) for each supported mk_attn_kernel */
 	int64_t max_head_dim;
+	const char *dtypes;   /* compute types, space-separated: "fp32" */
+	/* The mask in the layout the kernels need (NULL: mk_attn_layout_new). */
+	int (*prepare)(const struct mk_attn_backend *b, const mk_mask *m, int64_t tile,
+		       uint64_t max_memory, mk_attn_layout **out);
+	/* A timestamp in seconds taken once the backend's queued work has
+	 * finished (a GPU synchronises first); NULL: the monotonic clock. */
+	double (*clock)(const struct mk_attn_backend *b);
 	/* mask may be NULL for MK_KERNEL_DENSE only; its n must equal s->n. */
 	int (*run)(const struct mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
@@ -522,6 +529,13 @@ typedef struct mk_attn_backend {
 
 /* "cpu", or "cuda" when built with it; else NULL with a message. */
 const mk_attn_backend *mk_attn_backend_get(const char *name);
+/* b->prepare, or mk_attn_layout_new. */
+int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
+		    uint64_t max_memory, mk_attn_layout **out);
+/* b->clock, or the monotonic clock. */
+double mk_attn_clock(const mk_attn_backend *b);
+/* MK_EINVAL with a message unless the backend computes in dtype ("fp32"). */
+int mk_attn_check_dtype(const mk_attn_backend *b, const char *dtype);
 /* Checks the shape, kernel and mask against the backend, then runs it. */
 int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		const mk_attn_shape *s, const float *q, const float *k, const float *v,

@@ -287,6 +287,35 @@ START_TEST(test_memory_check)
 }
 END_TEST
 
+/* The backend slots the sweep relies on: dtypes, prepare, clock. */
+START_TEST(test_backend_slots)
+{
+	const mk_attn_backend *b = mk_attn_backend_get("cpu");
+	mk_expr *e = NULL;
+	mk_mask *m = NULL;
+	mk_attn_layout *l = NULL;
+	double t0, t1;
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(mk_attn_check_dtype(b, "fp32"), MK_OK);
+	ck_assert_int_eq(mk_attn_check_dtype(b, "fp16"), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "fp32 only"));
+	ck_assert_int_eq(mk_attn_check_dtype(b, "fp"), MK_EINVAL);
+	ck_assert_int_eq(mk_expr_parse("local1", &e), MK_OK);
+	ck_assert_int_eq(mk_expr_bind(e, &(mk_bind_opts){.n = 10}), MK_OK);
+	ck_assert_int_eq(mk_expr_to_mask(e, &m), MK_OK);
+	ck_assert_int_eq(mk_attn_prepare(b, m, 4, 0, &l), MK_OK);
+	ck_assert_int_eq(mk_attn_layout_n(l), 10);
+	ck_assert_uint_eq(mk_attn_layout_nnz(l), 28); /* 10 + 2 * 9 */
+	t0 = mk_attn_clock(b);
+	t1 = mk_attn_clock(b);
+	ck_assert(t1 >= t0 && t0 > 0.0);
+	mk_attn_layout_free(l);
+	mk_mask_free(m);
+	mk_expr_free(e);
+}
+END_TEST
+
 static Suite *sweep_suite(void)
 {
 	Suite *s = suite_create("sweep");
@@ -304,6 +333,7 @@ static Suite *sweep_suite(void)
 	tcase_add_test(tc, test_checker_catches_wrong_output);
 	tcase_add_test(tc, test_run_checks_every_kernel);
 	tcase_add_test(tc, test_memory_check);
+	tcase_add_test(tc, test_backend_slots);
 	suite_add_tcase(s, tc);
 	return s;
 }

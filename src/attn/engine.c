@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "attn_internal.h"
 
 extern const mk_attn_backend mk_attn_cpu;
@@ -145,4 +146,31 @@ int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *
 		return ret;
 	memset(st, 0, sizeof *st);
 	return b->run(b, kernel, norm, s, q, k, v, kernel == MK_KERNEL_DENSE ? NULL : mask, o, st);
+}
+
+int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
+		    uint64_t max_memory, mk_attn_layout **out)
+{
+	if (b->prepare)
+		return b->prepare(b, m, tile, max_memory, out);
+	return mk_attn_layout_new(m, tile, max_memory, out);
+}
+
+double mk_attn_clock(const mk_attn_backend *b)
+{
+	struct timespec t;
+	if (b->clock)
+		return b->clock(b);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int mk_attn_check_dtype(const mk_attn_backend *b, const char *dtype)
+{
+	size_t len = strlen(dtype);
+	for (const char *p = b->dtypes; len && p && (p = strstr(p, dtype)); p += len)
+		if ((p == b->dtypes || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
+			return MK_OK;
+	return mk_error_set(MK_EINVAL, "the %s backend computes in %s only, not '%s'", b->name,
+			    b->dtypes ? b->dtypes : "?", dtype);
 }
