@@ -3,7 +3,19 @@
 #define MK_ATTN_INTERNAL_H
 
 #include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "maskkit.h"
+
+static inline bool mk_attn_in_parallel(void)
+{
+#ifdef _OPENMP
+	return omp_in_parallel();
+#else
+	return false;
+#endif
+}
 
 struct mk_attn_layout {
 	int64_t n, tile, nt;        /* nt = ceil(n / tile) tiles per side */

@@ -9,10 +9,13 @@
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <cblas.h>
 #include "attn_internal.h"
 
 #define MK_CPU_MAX_HEAD_DIM 1024
+#define MK_CPU_SLICE_WORK ((int64_t)1 << 20) /* n^2 d: below it, slices go to threads */
 
 typedef int (*cpu_col_fn)(const mk_attn_slice *x, const float *f, float *g);
 typedef int (*cpu_row_fn)(const mk_attn_slice *x, const float *g, float *f, bool with_v);
@@ -84,28 +87,76 @@ static int64_t cpu_empty_rows(const float *f, int64_t n)
 	return e;
 }
 
+static int cpu_threads(bool across)
+{
+#ifdef _OPENMP
+	return across ? omp_get_max_threads() : 1;
+#else
+	(void)across;
+	return 1;
+#endif
+}
+
+static int cpu_thread(void)
+{
+#ifdef _OPENMP
+	return omp_get_thread_num();
+#else
+	return 0;
+#endif
+}
+
+/* Small slices (below MK_CPU_SLICE_WORK) are spread over the threads whole;
+ * large ones one at a time, each kernel parallel inside.  The error message
+ * is per thread, so a failing slice's is carried back to the caller's. */
 static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		   const mk_attn_layout *mask, float *o, mk_attn_stats *st)
 {
 	size_t slice = (size_t)s->n * (size_t)s->d;
-	float *f = malloc((size_t)s->n * 2 * sizeof *f);
-	int ret = MK_OK;
+	int64_t slices = s->batch * s->heads;
+	bool across = slices > 1 && s->n * s->n * s->d < MK_CPU_SLICE_WORK;
+	int nthreads = cpu_threads(across), ret = MK_OK;
+	float *f = malloc((size_t)nthreads * (size_t)s->n * 2 * sizeof *f);
+	char msg[512] = "";
 
 	(void)b;
 	if (!f)
 		return mk_error_set(MK_ENOMEM, "out of memory for attention scalings");
-	for (int64_t bh = 0; bh < s->batch * s->heads && ret == MK_OK; bh++) {
+#ifdef OPENBLAS_VERSION
+	int blas_threads = openblas_get_num_threads();
+	if (across)
+		openblas_set_num_threads(1);
+#endif
+	#pragma omp parallel for schedule(dynamic) if (across) num_threads(nthreads)
+	for (int64_t bh = 0; bh < slices; bh++) {
 		size_t at = (size_t)bh * slice;
+		float *mine = f + (size_t)cpu_thread() * (size_t)s->n * 2;
 		mk_attn_slice x = {.n = s->n, .d = s->d, .scale = (float)(1.0 / sqrt((double)s->d)),
 				   .q = q + at, .k = k + at, .v = v + at, .o = o + at,
 				   .mask = mask, .kernel = kernel};
-		ret = cpu_slice(&x, norm, f, f + s->n);
-		if (ret == MK_OK && bh == 0)
-			st->empty_rows = cpu_empty_rows(f, s->n);
+		int r;
+		#pragma omp atomic read
+		r = ret;
+		if (r != MK_OK)
+			continue;
+		r = cpu_slice(&x, norm, mine, mine + s->n);
+		if (r != MK_OK) {
+			#pragma omp critical(mk_cpu_error)
+			if (msg[0] == '\0') {
+				snprintf(msg, sizeof msg, "%s", mk_error());
+				#pragma omp atomic write
+				ret = r;
+			}
+		} else if (bh == 0) {
+			st->empty_rows = cpu_empty_rows(mine, s->n);
+		}
 	}
+#ifdef OPENBLAS_VERSION
+	openblas_set_num_threads(blas_threads);
+#endif
 	free(f);
-	return ret;
+	return ret ? mk_error_set(ret, "%s", msg) : MK_OK;
 }
 
 const mk_attn_backend mk_attn_cpu = {

@@ -465,7 +465,9 @@ static int tiles_run(const tiles_pass *p)
 	tiles_work wk;
 	int ret = tiles_work_new(p, &wk), fail = 0;
 #ifdef OPENBLAS_VERSION
-	int blas_threads = openblas_get_num_threads();
+	/* inside the backend's parallel loop over slices the caller has set it */
+	bool own_blas = !mk_attn_in_parallel();
+	int blas_threads = own_blas ? openblas_get_num_threads() : 1;
 #endif
 
 	if (ret)
@@ -498,7 +500,8 @@ static int tiles_run(const tiles_pass *p)
 		tiles_merge(p, &wk, k);
 	tiles_work_free(&wk);
 #ifdef OPENBLAS_VERSION
-	openblas_set_num_threads(blas_threads);
+	if (own_blas)
+		openblas_set_num_threads(blas_threads);
 #endif
 	if (fail)
 		return mk_error_set(MK_ENOMEM, "out of memory for attention tile buffers");
