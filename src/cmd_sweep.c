@@ -358,43 +358,16 @@ static int sweep_write_to(FILE *f, const sweep_cli *c)
 	return MK_OK;
 }
 
+static int sweep_write_file(void *file, void *arg)
+{
+	return sweep_write_to(file, arg);
+}
+
 /* To a temporary file beside the output, renamed over it on success. */
 static int sweep_write(const sweep_cli *c)
 {
-	const char *path = c->m.out;
-	size_t len = strlen(path) + sizeof ".tmp.XXXXXX";
-	char *tmp = malloc(len);
-	FILE *f = NULL;
-	int fd, ret;
-
-	if (!tmp)
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	snprintf(tmp, len, "%s.tmp.XXXXXX", path);
-	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
-		ret = mk_error_set(MK_EIO, "'%s': cannot create a temporary file beside it: %s",
-				   path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return ret;
-	}
-	{
-		mode_t mask = umask(0); /* read by setting it; no threads run here */
-		umask(mask);
-		(void)fchmod(fd, 0666 & ~mask);
-	}
-	ret = sweep_write_to(f, c);
-	if ((ferror(f) || fclose(f) != 0) && !ret)
-		ret = mk_error_set(MK_ESYS, "'%s': write failed: %s", path, strerror(errno));
-	if (!ret && rename(tmp, path) != 0)
-		ret = mk_error_set(MK_EIO, "'%s': cannot rename the output into place: %s", path,
-				   strerror(errno));
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
+	return mk_write_atomic(c->m.out, sweep_write_file, (void *)c);
 }
-
 
 /* ---- the plot ------------------------------------------------------------------ */
 

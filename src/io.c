@@ -288,6 +288,33 @@ int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
 	return ret;
 }
 
+struct mk_io_text_job {
+	int (*write)(void *file, void *arg);
+	void *arg;
+};
+
+static int mk_io_write_text_tmp(const char *tmp_path, void *arg)
+{
+	const struct mk_io_text_job *job = arg;
+	FILE *f = fopen(tmp_path, "w");
+	int ret;
+
+	if (!f)
+		return mk_error_set(MK_EIO, "cannot open for writing: %s", strerror(errno));
+	ret = job->write(f, job->arg);
+	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+	if (fclose(f) != 0 && ret == MK_OK)
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+	return ret;
+}
+
+int mk_write_atomic(const char *path, int (*write)(void *file, void *arg), void *arg)
+{
+	struct mk_io_text_job job = {.write = write, .arg = arg};
+	return mk_io_name_error(mk_io_atomic(path, mk_io_write_text_tmp, &job), path);
+}
+
 int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
 {
 	static const mk_write_opts defaults = {0};

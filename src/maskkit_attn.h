@@ -1,0 +1,251 @@
+/*
+ * maskkit: the attention engine, tensors and sweeps.
+ * Part of the public API: included by maskkit.h, not on its own.
+ */
+#ifndef MASKKIT_ATTN_H
+#define MASKKIT_ATTN_H
+
+#ifndef MASKKIT_H
+#error "include maskkit.h, not maskkit_attn.h"
+#endif
+
+/* ---- attention engine (src/attn/) ----------------------------------------- */
+
+/* O = normalise(S restricted to the mask) V with S = Q K^T / sqrt(d), for
+ * tensors [batch, heads, n, d] (row-major, contiguous, float32).  Every
+ * normalisation is a Sinkhorn-style scaling in the log domain:
+ * pi_ij = exp(s_ij - f_i - g_j) on the mask's entries, where
+ *   softmax      g = 0, f_i = LSE_j s_ij (rows sum to 1);
+ *   dnas         g_j = LSE_i s_ij (columns first), then f_i = LSE_j (s_ij - g_j)
+ *                (Ding et al., "attention that does not explain away");
+ *   sinkhorn:K   K rounds of g_j = LSE_i (s_ij - f_i), f_i = LSE_j (s_ij - g_j)
+ *                from f = 0 (dnas is sinkhorn:1);
+ *   hnas:u       u * dnas + (1 - u) * softmax (outputs blended).
+ * A row with no entry gives a zero output row (counted in the stats). */
+typedef enum mk_attn_kernel {
+	MK_KERNEL_DENSE,  /* fused, tiled, online softmax; no mask (every entry) */
+	MK_KERNEL_MASKED, /* the same tiles, the element mask applied everywhere */
+	MK_KERNEL_BLOCK,  /* only the non-empty tiles; the mask only in partial ones */
+	MK_KERNEL_CSR,    /* only the mask's entries (SDDMM, then sparse x dense) */
+	MK_KERNEL_COUNT
+} mk_attn_kernel;
+
+typedef enum mk_norm_kind {
+	MK_NORM_SOFTMAX, MK_NORM_DNAS, MK_NORM_HNAS, MK_NORM_SINKHORN
+} mk_norm_kind;
+
+typedef struct mk_norm {
+	mk_norm_kind kind;
+	double u;  /* hnas: weight of dnas, in [0, 1] */
+	int iters; /* sinkhorn: rounds, 1..1000 */
+} mk_norm;
+
+/* "softmax", "dnas", "hnas:U", "sinkhorn:K"; MK_EINVAL with a message. */
+int mk_norm_parse(const char *s, mk_norm *out);
+/* Writes the canonical spelling ("hnas:0.5") into buf. */
+void mk_norm_format(const mk_norm *n, char *buf, size_t cap);
+const char *mk_attn_kernel_name(mk_attn_kernel k);
+int mk_attn_kernel_parse(const char *s, mk_attn_kernel *out);
+
+typedef struct mk_attn_shape {
+	int64_t batch, heads, n, d;
+} mk_attn_shape;
+
+/* A mask prepared for the kernels at one tile size: its bit rows, for each
+ * row of tiles its non-empty tiles (full ones flagged) and the same by
+ * columns, and its entries in CSR form. */
+typedef struct mk_attn_layout mk_attn_layout;
+int mk_attn_layout_new(const mk_mask *m, int64_t tile, uint64_t max_memory,
+		       mk_attn_layout **out);
+void mk_attn_layout_free(mk_attn_layout *l); /* NULL-safe */
+int64_t mk_attn_layout_n(const mk_attn_layout *l);
+int64_t mk_attn_layout_tile(const mk_attn_layout *l);
+uint64_t mk_attn_layout_nnz(const mk_attn_layout *l);
+double mk_attn_layout_density(const mk_attn_layout *l); /* non-empty tiles / all */
+int64_t mk_attn_layout_empty_rows(const mk_attn_layout *l);
+
+typedef struct mk_attn_stats {
+	int64_t empty_rows; /* rows with no entry (zero output), per (batch, head) */
+} mk_attn_stats;
+
+/* A backend: a small table of function pointers, filled with designated
+ * initialisers; optional slots may be NULL. */
+typedef struct mk_attn_backend {
+	const char *name;
+	unsigned kernels;     /* bit (1u << k) for each supported mk_attn_kernel */
+	int64_t max_head_dim;
+	const char *dtypes;   /* compute types, space-separated: "fp32" */
+	/* The mask in the layout the kernels need (NULL: mk_attn_layout_new). */
+	int (*prepare)(const struct mk_attn_backend *b, const mk_mask *m, int64_t tile,
+		       uint64_t max_memory, mk_attn_layout **out);
+	/* A timestamp in seconds taken once the backend's queued work has
+	 * finished (a GPU synchronises first); NULL: the monotonic clock. */
+	double (*clock)(const struct mk_attn_backend *b);
+	/* mask may be NULL for MK_KERNEL_DENSE only; its n must equal s->n. */
+	int (*run)(const struct mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		   const mk_attn_layout *mask, float *o, mk_attn_stats *st);
+	void *ctx;
+} mk_attn_backend;
+
+/* "cpu", or "cuda" when built with it; else NULL with a message. */
+const mk_attn_backend *mk_attn_backend_get(const char *name);
+/* b->prepare, or mk_attn_layout_new. */
+int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
+		    uint64_t max_memory, mk_attn_layout **out);
+/* b->clock, or the monotonic clock. */
+double mk_attn_clock(const mk_attn_backend *b);
+/* MK_EINVAL with a message unless the backend computes in dtype ("fp32"). */
+int mk_attn_check_dtype(const mk_attn_backend *b, const char *dtype);
+/* Checks the shape, kernel and mask against the backend, then runs it. */
+int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		const mk_attn_layout *mask, float *o, mk_attn_stats *st);
+
+/* ---- tensors (tensor.c) --------------------------------------------------- */
+
+/* Dense float tensors of rank 2 to 4 in .npy or HDF5 files, as `maskkit
+ * attn` reads and writes them.  In memory the data is float32, row-major and
+ * contiguous; `dtype` is what the file holds (float32 or float64). */
+#define MK_TENSOR_MAX_RANK 4
+
+typedef enum mk_dtype { MK_DTYPE_F32 = 1, MK_DTYPE_F64 } mk_dtype;
+
+typedef struct mk_tensor {
+	int rank;                        /* 2..MK_TENSOR_MAX_RANK */
+	int64_t dims[MK_TENSOR_MAX_RANK];
+	mk_dtype dtype;                  /* as stored in the file */
+	float *data;
+} mk_tensor;
+
+/* Reads "FILE.npy", "FILE.h5" (its only dataset of rank 2 to 4) or
+ * "FILE.h5:/path" (.hdf5 too).  Errors: MK_EIO (cannot open), MK_EFORMAT
+ * (malformed file, another dtype than float32/float64, rank outside 2..4,
+ * an empty dimension, NaN or Inf with the first bad element's index, a
+ * float64 beyond float32's range), MK_ERANGE (sizes overflow or need more
+ * than max_memory, 0 = MK_DEFAULT_MAX_MEMORY). */
+int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out);
+/* Writes t as dtype to "FILE.npy", "FILE.h5" (dataset `dataset`) or
+ * "FILE.h5:/path" (the path wins; groups created), atomically: a failure
+ * leaves an existing file untouched.  MK_EINVAL for another extension. */
+int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, mk_dtype dtype);
+/* A zeroed float32 tensor, its size checked for overflow and against
+ * max_memory (0 = MK_DEFAULT_MAX_MEMORY); `what` names it in errors. */
+int mk_tensor_new(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_memory,
+		  const char *what, mk_tensor *out);
+void mk_tensor_release(mk_tensor *t); /* frees data, zeroes *t; NULL-safe */
+/* Elements, the product of the dims (checked when the tensor was made). */
+uint64_t mk_tensor_count(const mk_tensor *t);
+/* "(2, 8, 128, 64)" into buf. */
+void mk_tensor_shape_text(const mk_tensor *t, char *buf, size_t cap);
+/* The format a tensor path names: MK_FMT_NPY, MK_FMT_H5 (also with a
+ * ":/dataset" suffix) or MK_FMT_NONE. */
+mk_format mk_tensor_format(const char *spec);
+const char *mk_dtype_name(mk_dtype d); /* "float32", "float64" */
+
+/* ---- sweeps (analysis/sweep.c) -------------------------------------------- */
+
+/* What a mask costs, measured and checked: for each pattern and target
+ * sparsity, the pattern's size parameter is solved for the achievable
+ * sparsity nearest the target, and each kernel is timed on random O(1)
+ * tensors and its output checked against a double-precision reference. */
+
+/* The parameter a sweep varies for pattern ("w" for local, "block" for star
+ * ...), or NULL when the pattern has none that a sweep can vary. */
+const char *mk_sweep_param(const char *pattern);
+/* The patterns a sweep can vary, comma-separated. */
+const char *mk_sweep_patterns(void);
+
+typedef struct mk_sweep_point {
+	int64_t value;   /* of the parameter */
+	uint64_t count;  /* |M| */
+	double sparsity; /* achieved: 1 - |M| / n^2 */
+	char expr[64];   /* the mask, as an expression: "local(w=52)" */
+} mk_sweep_point;
+
+/* Solves one pattern's parameter at size n; values already measured are
+ * remembered, so solving many targets costs little more than one. */
+typedef struct mk_sweep_solver mk_sweep_solver;
+int mk_sweep_solver_new(const char *pattern, int64_t n, uint64_t seed, uint64_t max_memory,
+			mk_sweep_solver **out);
+void mk_sweep_solver_free(mk_sweep_solver *s); /* NULL-safe */
+/* The value whose sparsity is nearest target (in [0, 1]); ties go to the
+ * smaller value. */
+int mk_sweep_solve(mk_sweep_solver *s, double target, mk_sweep_point *out);
+
+/* The reference (analysis/attn_ref.c): masked attention in double precision,
+ * with the normalisations defined in the attention engine's section, on the
+ * listed rows of every (batch, head).  mask NULL means every entry (what the
+ * dense kernel computes).  ref holds batch * heads * nrows * d doubles:
+ * row r of slice bh at ref + (bh * nrows + r) * d.  Column scalings need
+ * every row, so g is computed over all rows whichever rows are asked for. */
+#define MK_REF_MAX_ROWS 512
+/* The rows checked: all of them for n <= MK_REF_MAX_ROWS, else 64 evenly
+ * spread (first and last included); rows holds MK_REF_MAX_ROWS entries. */
+int64_t mk_attn_ref_rows(int64_t n, int64_t *rows);
+int mk_attn_reference(const mk_norm *norm, const mk_attn_shape *s, const float *q,
+		      const float *k, const float *v, const mk_mask *mask, const int64_t *rows,
+		      int64_t nrows, double *ref);
+/* The largest |o - ref| over the reference's rows (NaN counts as infinite). */
+double mk_attn_ref_error(const mk_attn_shape *s, const int64_t *rows, int64_t nrows,
+			 const double *ref, const float *o);
+/* Absolute tolerance of a kernel's output for a dtype ("fp32", "fp16",
+ * "bf16") with O(1) inputs; 0 for an unknown dtype. */
+double mk_dtype_tolerance(const char *dtype);
+
+typedef struct mk_sweep_opts {
+	const char *const *patterns;
+	size_t npatterns;
+	const double *targets; /* sparsities in [0, 1] */
+	size_t ntargets;
+	const mk_norm *norms;
+	size_t nnorms;
+	unsigned kernels;      /* bit (1u << k) per mk_attn_kernel */
+	const mk_attn_backend *backend;
+	mk_attn_shape shape;   /* batch, heads, n, d */
+	const char *dtype;     /* "fp32" */
+	int64_t tile;
+	int reps;              /* timed runs after one warm-up */
+	uint64_t seed;         /* tensors and random patterns */
+	uint64_t max_memory;   /* 0 = MK_DEFAULT_MAX_MEMORY */
+	/* called before each step (a mask and normalisation); may be NULL */
+	void (*progress)(int64_t done, int64_t total, const char *what, void *arg);
+	void *arg;
+} mk_sweep_opts;
+
+/* One result.  dense ignores the mask: it is timed once per normalisation and
+ * its row repeated for every mask, with |M| = n^2 in gflops_actual. */
+typedef struct mk_sweep_row {
+	const char *pattern, *param;
+	mk_sweep_point point;
+	double target, tile_density;
+	mk_attn_kernel kernel;
+	const mk_norm *norm;
+	double median_s, min_s;
+	double speedup;                     /* dense median / median */
+	double gflops_dense, gflops_actual; /* 4BHn^2d and 4BH|M|d over the median */
+	double max_err;                     /* against the reference */
+} mk_sweep_row;
+
+/* Target sparsities from percent: "A..B[:STEP]" (B included, STEP 10) or
+ * "A,B,..." with every value in 0..100; out gets fractions. */
+int mk_sweep_parse_targets(const char *s, double *out, size_t cap, size_t *count);
+/* The memory a sweep needs at its densest target (tensors, mask, layout). */
+int mk_sweep_check_memory(const mk_sweep_opts *o);
+/* Runs the sweep, calling row() for each result (its non-zero return stops
+ * the sweep and is returned).  A kernel whose error exceeds the dtype's
+ * tolerance stops it with MK_EINTERNAL and a message naming the pattern,
+ * parameter, kernel and normalisation. */
+int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void *arg),
+		 void *arg);
+
+/* The machine a sweep ran on, for its output. */
+typedef struct mk_machine {
+	char cpu[128];    /* model name from /proc/cpuinfo, "" if unknown */
+	int threads;      /* OpenMP threads (else online CPUs) */
+	char version[32];
+	char commit[48];  /* "" when not known */
+} mk_machine;
+void mk_machine_describe(mk_machine *out);
+
+#endif
