@@ -87,6 +87,17 @@ static int64_t cpu_empty_rows(const float *f, int64_t n)
 	return e;
 }
 
+/* Finite inputs can still give scores beyond float32 (q.k over 3.4e38):
+ * an error, never NaN in the output. */
+static int cpu_check_finite(const float *o, size_t count)
+{
+	for (size_t c = 0; c < count; c++)
+		if (!isfinite(o[c]))
+			return mk_error_set(MK_ERANGE, "attention scores overflow float32 (the "
+					    "inputs are too large)");
+	return MK_OK;
+}
+
 static int cpu_threads(bool across)
 {
 #ifdef _OPENMP
@@ -141,6 +152,8 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 		if (r != MK_OK)
 			continue;
 		r = cpu_slice(&x, norm, mine, mine + s->n);
+		if (r == MK_OK)
+			r = cpu_check_finite(x.o, slice);
 		if (r != MK_OK) {
 			#pragma omp critical(mk_cpu_error)
 			if (msg[0] == '\0') {
