@@ -271,3 +271,20 @@ int cli_output_name(const char *pattern, const char *input, char **out)
 	}
 	return MK_OK;
 }
+
+int cli_check_output_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK) != 0)
+		return mk_error_set(MK_EIO, "'%s': cannot write in directory '%s': %s", path, dir,
+				    strerror(errno));
+	return MK_OK;
+}

@@ -78,6 +78,9 @@ int cli_emit(const mk_expr *e, const cli_mask_opts *o);
  * '{dir}' by the name of its directory ("runs/v1/tf_model.h5": "tf_model",
  * "v1").  *out is malloc'd. */
 int cli_output_name(const char *pattern, const char *input, char **out);
+/* MK_EIO unless path's directory exists and is writable: for outputs
+ * written only after long work, checked before it starts. */
+int cli_check_output_dir(const char *path);
 /* Progress on stderr, when it is a terminal. */
 void cli_progress(int64_t done, int64_t n, void *arg);
 

@@ -90,6 +90,8 @@ static int attn_parse(int argc, char **argv, attn_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"seed", required_argument, NULL, CLI_OPT_SEED},
 		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
+		/* named so that --n is not taken as an abbreviation of --norm */
+		{"n", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	int ret = cli_parse(&mk_cmd_attn, argc, argv, longopts, &o->m, attn_option, o);
 	if (ret >= 0)

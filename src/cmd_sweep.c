@@ -200,6 +200,9 @@ static int sweep_validate(sweep_cli *c, char **kbuf, char **nbuf)
 	if (c->plot && (!strrchr(c->plot, '.') || strcmp(strrchr(c->plot, '.'), ".png")))
 		return mk_error_set(MK_EINVAL, "--plot '%s': the plot is a PNG (name it .png)",
 				    c->plot);
+	if ((c->plot && (ret = cli_check_output_dir(c->plot))) ||
+	    (c->m.out && (ret = cli_check_output_dir(c->m.out))))
+		return ret;
 	c->s.targets = c->targets;
 	c->s.seed = c->m.bind.seed;
 	c->s.max_memory = c->m.bind.max_memory;
