@@ -49,6 +49,9 @@ main_job() {
 	echo
 	PYTHON=/usr/bin/python3 MASKKIT="$top/build/maskkit" \
 		sh "$top/examples/position_analysis.sh" "$top/out/position"
+	echo
+	PYTHON=/usr/bin/python3 MASKKIT="$top/build/maskkit" \
+		sh "$top/examples/dataset_analysis.sh" "$top/out/dataset"
 }
 
 install_deps

@@ -3,15 +3,6 @@
 #include <string.h>
 #include "internal.h"
 
-/* The hot loops are compiled for AVX2 and POPCNT as well as the baseline, and
- * the loader picks the best the CPU has (GCC's target_clones). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define MK_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default"), \
-					     optimize("O3")))
-#else
-#define MK_HOT
-#endif
-
 static inline uint64_t mk_lomask(int64_t b) /* bits [0, b) of a word, 0 <= b <= 64 */
 {
 	return b >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << b) - 1);

@@ -1,5 +1,6 @@
 /* Helpers shared by the subcommands: errors, numbers, operands, output. */
 #include "config.h"
+#include <cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -96,6 +97,18 @@ int cli_operand(const char *arg, mk_expr **out)
 	    stat(arg, &st) == 0 && S_ISREG(st.st_mode))
 		return mk_expr_file(arg, out);
 	return mk_expr_parse(arg, out);
+}
+
+int cli_json_out(cJSON *x)
+{
+	char *s = x ? cJSON_Print(x) : NULL;
+
+	cJSON_Delete(x);
+	if (!s)
+		return mk_error_set(MK_ENOMEM, "out of memory for the JSON output");
+	puts(s);
+	free(s);
+	return MK_OK;
 }
 
 void cli_progress(int64_t done, int64_t n, void *arg)

@@ -14,7 +14,8 @@ struct mk_cmd {
 };
 
 extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_patterns,
-	mk_cmd_toeplitz, mk_cmd_positional, mk_cmd_attn, mk_cmd_sweep;
+	mk_cmd_toeplitz, mk_cmd_positional, mk_cmd_attn, mk_cmd_sweep, mk_cmd_prune,
+	mk_cmd_attn_stats, mk_cmd_axis;
 
 enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
 
@@ -81,7 +82,53 @@ int cli_output_name(const char *pattern, const char *input, char **out);
 /* MK_EIO unless path's directory exists and is writable: for outputs
  * written only after long work, checked before it starts. */
 int cli_check_output_dir(const char *path);
+/* Reads a --heads-file (cli_heads.c): a JSON list of expressions, one per
+ * head, or a list of such lists, one per layer, all of one length.  *layers
+ * is 0 for a flat list; *exprs holds max(layers, 1) * heads malloc'd strings
+ * (layer-major), freed with cli_heads_free.  Errors name the file and the
+ * offending entry (MK_EIO, MK_EFORMAT). */
+int cli_heads_file(const char *path, char ***exprs, int64_t *layers, int64_t *heads);
+void cli_heads_free(char **exprs, size_t count);
+/* gen/compose with --heads-file: builds head k's mask from expression k
+ * (joined with the nargs masks of args under op, as compose does), bound
+ * with seed + k, and writes the stack to -o (HDF5) or prints a summary. */
+int cli_heads_emit(const char *path, int op, char **args, int nargs, const cli_mask_opts *o);
 /* Progress on stderr, when it is a terminal. */
 void cli_progress(int64_t done, int64_t n, void *arg);
+/* Prints x (NULL: out of memory) as indented JSON on stdout and deletes it;
+ * MK_OK or MK_ENOMEM. */
+struct cJSON;
+int cli_json_out(struct cJSON *x);
+
+/* The data-set mode of `maskkit measure` (cmd_measure_data.c). */
+enum {
+	CLI_OPT_DATASET = 320, CLI_OPT_LENGTHS, CLI_OPT_AXES, CLI_OPT_THRESHOLD, CLI_OPT_TOPP,
+	CLI_OPT_BY, CLI_OPT_CSV, CLI_OPT_PNG, CLI_OPT_HEADS
+};
+#define CLI_DATA_LONGOPTS                                              \
+	{"dataset", required_argument, NULL, CLI_OPT_DATASET},         \
+	{"lengths", required_argument, NULL, CLI_OPT_LENGTHS},         \
+	{"axes", required_argument, NULL, CLI_OPT_AXES},               \
+	{"threshold", required_argument, NULL, CLI_OPT_THRESHOLD},     \
+	{"top-p", required_argument, NULL, CLI_OPT_TOPP},              \
+	{"by", required_argument, NULL, CLI_OPT_BY},                   \
+	{"csv", no_argument, NULL, CLI_OPT_CSV},                       \
+	{"png", required_argument, NULL, CLI_OPT_PNG},                 \
+	{"heads-file", required_argument, NULL, CLI_OPT_HEADS}
+typedef struct cli_data_opts {
+	const char *dataset, *lengths, *axes, *png, *heads_file;
+	char by;      /* 'l', 'h', 's' or 0 */
+	mk_keep keep;
+	bool any;     /* a data-set option was given */
+	bool csv;
+} cli_data_opts;
+/* 1 when opt is one of CLI_DATA_LONGOPTS (handled), 0 when not, or a
+ * negative status. */
+int cli_data_option(int opt, const char *arg, cli_data_opts *o);
+/* True when `arg` with these options is measured as a data set. */
+bool cli_data_mode(const char *arg, const cli_data_opts *o);
+/* Measures operands (0 or 1) as a data set; returns the exit code. */
+int cli_data_measure(const cli_data_opts *d, const cli_mask_opts *m, bool json, int argc,
+		     char **argv);
 
 #endif

@@ -14,6 +14,7 @@ typedef struct measure_opts {
 	int64_t tiles[MK_MEASURE_MAX_TILES];
 	size_t ntiles;
 	bool json;
+	cli_data_opts data;
 } measure_opts;
 
 static const char *yn(bool b) { return b ? "yes" : "no"; }
@@ -105,6 +106,8 @@ static int measure_option(int opt, const char *arg, void *ctx)
 		o->json = true;
 		return MK_OK;
 	}
+	if ((ret = cli_data_option(opt, arg, &o->data)))
+		return ret < 0 ? ret : MK_OK;
 	if (o->ntiles == MK_MEASURE_MAX_TILES)
 		return mk_error_set(MK_EINVAL, "at most %d --tile sizes", MK_MEASURE_MAX_TILES);
 	if ((ret = cli_i64(arg, "--tile", 1, MK_N_MAX, &v)))
@@ -117,14 +120,14 @@ static int measure_option(int opt, const char *arg, void *ctx)
 static int measure_parse(int argc, char **argv, measure_opts *o)
 {
 	static const struct option longopts[] = {
-		CLI_MASK_LONGOPTS, {"tile", required_argument, NULL, CLI_OPT_TILE},
+		CLI_MASK_LONGOPTS, CLI_DATA_LONGOPTS, {"tile", required_argument, NULL, CLI_OPT_TILE},
 		{"json", no_argument, NULL, CLI_OPT_JSON}, {NULL, 0, NULL, 0}};
 	int ret = cli_parse(&mk_cmd_measure, argc, argv, longopts, &o->m, measure_option, o);
 	if (ret >= 0)
 		return ret;
 	if (o->m.out || o->m.format || o->m.block)
 		return cli_usage(&mk_cmd_measure, "-o, --format and --block are for gen and compose");
-	if (optind >= argc)
+	if (optind >= argc && !o->data.heads_file)
 		return cli_usage(&mk_cmd_measure, "missing EXPR");
 	if (o->ntiles == 0) {
 		o->tiles[0] = 64;
@@ -152,6 +155,8 @@ static int measure_run(int argc, char **argv)
 	o.m.bind.need_cols = true;
 	if ((ret = measure_parse(argc, argv, &o)) >= 0)
 		return ret;
+	if (cli_data_mode(optind < argc ? argv[optind] : NULL, &o.data))
+		return cli_data_measure(&o.data, &o.m, o.json, argc - optind, argv + optind);
 	if (o.json && argc - optind > 1)
 		all = cJSON_CreateArray();
 	for (int k = optind; k < argc && code == MK_EXIT_OK; k++) {
@@ -187,10 +192,14 @@ static int measure_run(int argc, char **argv)
 
 const struct mk_cmd mk_cmd_measure = {
 	.name = "measure",
-	.summary = "sparsity, row statistics, structure and tile density of masks",
+	.summary = "sparsity, structure and tile density of masks; Eq. 9 over data sets",
 	.run = measure_run,
 	.usage =
 "usage: maskkit measure MASK... [--n N] [--tile B]... [--json] [options]\n"
+"       maskkit measure DATA.h5 [--threshold T | --top-p P] [--by layer|head|sample]\n"
+"                       [--csv | --json] [--png RHO.png] [data options]\n"
+"       maskkit measure EXPR --lengths FILE [--n N] [--by ...] [--csv | --json]\n"
+"       maskkit measure --heads-file HEADS.json --lengths FILE [...]\n"
 "\n"
 "Measures each MASK (an expression or a mask file) by streaming its rows,\n"
 "so built-in patterns need O(n) memory at any n up to 1048576:\n"
@@ -201,14 +210,51 @@ const struct mk_cmd mk_cmd_measure = {
 "  effective sparsity a block-sparse kernel gets (1 - cells of non-empty\n"
 "  tiles / n^2).  Several MASKs print one table row each.\n"
 "\n"
+"Data sets.  DATA.h5 holds masks (integers or booleans: nonzero is set) or\n"
+"attention probabilities (float16/32/64) shaped [samples, layers, heads, N, N];\n"
+"leading axes may be absent ([layers, heads, N, N], [heads, N, N], or a 2-D\n"
+"[N, N] with --lengths or --by), or be named with --axes.  The data is the\n"
+"dataset --dataset, else the first of masks, mask, attentions, attention,\n"
+"probs, else the only dataset of rank 2 to 5; each sample's real length N_i\n"
+"is the integer dataset 'lengths' [samples] when the file has one (else N).\n"
+"The file is read one (sample, layer) block at a time.  Printed:\n"
+"  sparsity  the Adaptive Axis Attention paper's Eq. 9: the mean over samples\n"
+"            i, layers l and heads a of 1 - |B_ila|/N_i^2, B restricted to the\n"
+"            sample's N_i x N_i real tokens;\n"
+"  classic   the same over the whole stored N x N, as if every sample were N\n"
+"            long (for patterns: the pattern at N = the longest sample or --n);\n"
+"  and with --by the mean per layer, per (layer, head) with whether every\n"
+"  sample's block is Toeplitz, or per sample.  Attention probabilities count\n"
+"  where p >= T (--threshold), or per row the fewest keys whose mass reaches\n"
+"  P times the row's mass over its real keys (--top-p; ties do not change the\n"
+"  count).  With an expression and --lengths, the pattern is measured at each\n"
+"  sample's own length; --heads-file gives one expression per head (a JSON\n"
+"  list) or per layer and head (a list of lists).\n"
+"\n"
 "options:\n"
-"  -n, --n N            sequence length (taken from mask files when omitted)\n"
+"  -n, --n N            sequence length (taken from mask files when omitted;\n"
+"                       for patterns over lengths: N of the classic figure)\n"
 "      --seed S         seed for random terms without seed= (default 0)\n"
 "      --tile B         tile size; repeatable (default: 64 and 128)\n"
 "      --json           machine-readable output (an array for several MASKs)\n"
 "      --max-memory S   limit for materialised data (default 4G)\n"
 "      --progress       report progress on stderr\n"
 "  -h, --help           this help\n"
+"data options:\n"
+"      --dataset PATH   the data's path in DATA.h5\n"
+"      --lengths L      data files: the lengths' path in DATA.h5 (default\n"
+"                       /lengths when present; none: all N long); patterns:\n"
+"                       a lengths file, FILE.h5[:/path], FILE.npy (1-D\n"
+"                       integers) or text\n"
+"      --axes AXES      the leading axes, letters of s, l, h (samples, layers,\n"
+"                       heads) in order, e.g. sh for [samples, heads, N, N]\n"
+"      --threshold T    attention probabilities: keep p >= T\n"
+"      --top-p P        attention probabilities: keep per row the fewest keys\n"
+"                       whose mass reaches P (0 < P <= 1)\n"
+"      --by WHAT        a breakdown: layer, head or sample\n"
+"      --csv            the breakdown as CSV (default --by layer)\n"
+"      --png FILE       heatmap of rho per (layer, head): a row per layer\n"
+"      --heads-file F   one expression per head (JSON list, or list of lists)\n"
 "\n"
 "exit status: 0 success, 2 bad input, 1 internal or system error.\n",
 };

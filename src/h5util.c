@@ -54,7 +54,8 @@ int mk_h5_open(const char *path, hid_t *file)
 		return ret;
 	*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (*file < 0)
-		return mk_error_set(MK_EFORMAT, "'%s': HDF5 cannot open the file", path);
+		return mk_error_set(MK_EFORMAT, "'%s': HDF5 cannot open the file (truncated or "
+				    "damaged?)", path);
 	return MK_OK;
 }
 

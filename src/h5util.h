@@ -40,4 +40,38 @@ void mk_h5_join(char *buf, size_t cap, char *const *names, size_t count);
 int mk_h5_check_layout(hid_t dset, const char *path, const char *name, int rank,
 		       const hsize_t *dims);
 
+/* ---- data sets (dataset.c), shared with the lengths reader (lengths.c) ---- */
+
+/* True when name is a dataset of file (through any links). */
+bool mk_h5_is_dataset(hid_t file, const char *name);
+/* Reads the 1-D integer dataset `name` of `want` entries (want < 0: any)
+ * into a malloc'd *out. */
+int mk_h5_read_lengths(hid_t file, const char *path, const char *name, int64_t want,
+		       int64_t **out, int64_t *count);
+/* MK_EFORMAT unless every length is in [1, n_max]; `what` names their
+ * source and `bound` (" (the data's N)") is said after a length too large. */
+int mk_lengths_check(const int64_t *len, int64_t count, int64_t n_max, const char *what,
+		     const char *bound);
+
+/* ---- writing masks (io_h5.c), shared with the stack writer (io_h5_stack.c) ---- */
+
+#define MK_H5_MASK_MAX_RANK 4 /* [layers, heads, n, n] */
+
+/* Rows of an n-wide uint8 mask per chunk: about 1 MiB, at most 256. */
+int64_t mk_h5_chunk_rows(int64_t n);
+/* True when the deflate filter can encode here (it is optional in libhdf5). */
+bool mk_h5_have_deflate(void);
+/* Creates the uint8 dataset "mask" of dims[0 .. rank) (rank 2 to
+ * MK_H5_MASK_MAX_RANK, the last two n x n), chunked by chunk_rows rows of one
+ * mask, deflated at level 1 when the filter is there. */
+hid_t mk_h5_create_mask(hid_t file, int rank, const hsize_t *dims, int64_t chunk_rows);
+/* Streams the rows of r into the mask at lead[0 .. rank - 2) (the indices
+ * on the leading axes; NULL for rank 2); *count gets its set cells. */
+int mk_h5_write_rows(const mk_rows *r, hid_t dset, int rank, const hsize_t *lead,
+		     int64_t chunk_rows, uint64_t *count);
+/* A scalar attribute of file type ftype from *val of memory type mtype, and
+ * a UTF-8 string attribute (s NULL: ""); MK_EIO naming the attribute. */
+int mk_h5_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val);
+int mk_h5_attr_str(hid_t obj, const char *name, const char *s);
+
 #endif

@@ -5,6 +5,15 @@
 #include <stdio.h>
 #include "maskkit.h"
 
+/* Marks a hot loop: compiled for AVX2 and POPCNT as well as the baseline, and
+ * the loader picks the best the CPU has (GCC's target_clones). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MK_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default"), \
+					     optimize("O3")))
+#else
+#define MK_HOT
+#endif
+
 /* ---- random numbers (rng.c): splitmix64 seeding xoshiro256** ---- */
 typedef struct mk_rng { uint64_t s[4]; } mk_rng;
 uint64_t mk_splitmix64(uint64_t *state);

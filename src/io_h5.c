@@ -13,6 +13,7 @@
  * print, so every entry point turns that off.
  */
 #include "config.h"
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 
 /* ---- writing ------------------------------------------------------------ */
 
-static int64_t mk_h5_chunk_rows(int64_t n)
+int64_t mk_h5_chunk_rows(int64_t n)
 {
 	int64_t rows = MK_H5_CHUNK_BYTES / n;
 	if (rows > MK_H5_CHUNK_ROWS)
@@ -35,7 +36,7 @@ static int64_t mk_h5_chunk_rows(int64_t n)
 	return rows < 1 ? 1 : rows;
 }
 
-static bool mk_h5_have_deflate(void)
+bool mk_h5_have_deflate(void)
 {
 	unsigned int info = 0;
 	return H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
@@ -43,14 +44,18 @@ static bool mk_h5_have_deflate(void)
 	       (info & H5Z_FILTER_CONFIG_ENCODE_ENABLED);
 }
 
-static hid_t mk_h5_create_dataset(hid_t file, int64_t n, int64_t chunk_rows)
+hid_t mk_h5_create_mask(hid_t file, int rank, const hsize_t *dims, int64_t chunk_rows)
 {
-	hsize_t dims[2] = {(hsize_t)n, (hsize_t)n}, chunk[2] = {(hsize_t)chunk_rows, (hsize_t)n};
-	hid_t space = H5Screate_simple(2, dims, NULL);
-	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	hid_t dset = H5I_INVALID_HID;
+	hsize_t chunk[MK_H5_MASK_MAX_RANK];
+	hid_t space, dcpl, dset = H5I_INVALID_HID;
 
-	if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 2, chunk) >= 0 &&
+	assert(rank >= 2 && rank <= MK_H5_MASK_MAX_RANK);
+	for (int d = 0; d < rank; d++)
+		chunk[d] = d < rank - 2 ? 1 : dims[d];
+	chunk[rank - 2] = (hsize_t)chunk_rows;
+	space = H5Screate_simple(rank, dims, NULL);
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
 	    (!mk_h5_have_deflate() || H5Pset_deflate(dcpl, 1) >= 0))
 		dset = H5Dcreate2(file, "mask", H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	if (dcpl >= 0)
@@ -60,13 +65,24 @@ static hid_t mk_h5_create_dataset(hid_t file, int64_t n, int64_t chunk_rows)
 	return dset;
 }
 
-/* Writes rows [r0, r0 + k) from buf (k x n bytes). */
-static int mk_h5_write_block(hid_t dset, int64_t n, int64_t r0, int64_t k, const uint8_t *buf)
+/* Writes rows [r0, r0 + k) of the mask at lead[0 .. rank - 2) from buf
+ * (k x n bytes). */
+static int mk_h5_write_block(hid_t dset, int rank, const hsize_t *lead, int64_t n, int64_t r0,
+			     int64_t k, const uint8_t *buf)
 {
-	hsize_t start[2] = {(hsize_t)r0, 0}, count[2] = {(hsize_t)k, (hsize_t)n};
-	hid_t fspace = H5Dget_space(dset), mspace = H5Screate_simple(2, count, NULL);
+	hsize_t start[MK_H5_MASK_MAX_RANK], count[MK_H5_MASK_MAX_RANK];
+	hid_t fspace = H5Dget_space(dset), mspace;
 	herr_t st = -1;
 
+	for (int d = 0; d < rank - 2; d++) {
+		start[d] = lead[d];
+		count[d] = 1;
+	}
+	start[rank - 2] = (hsize_t)r0;
+	start[rank - 1] = 0;
+	count[rank - 2] = (hsize_t)k;
+	count[rank - 1] = (hsize_t)n;
+	mspace = H5Screate_simple(rank, count, NULL);
 	if (fspace >= 0 && mspace >= 0 &&
 	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
 		st = H5Dwrite(dset, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf);
@@ -79,7 +95,8 @@ static int mk_h5_write_block(hid_t dset, int64_t n, int64_t r0, int64_t k, const
 		      : MK_OK;
 }
 
-static int mk_h5_write_rows(const mk_rows *r, hid_t dset, int64_t chunk_rows, uint64_t *count)
+int mk_h5_write_rows(const mk_rows *r, hid_t dset, int rank, const hsize_t *lead,
+		     int64_t chunk_rows, uint64_t *count)
 {
 	int64_t n = r->n;
 	uint64_t *row = malloc(mk_words(n) * sizeof *row);
@@ -99,7 +116,7 @@ static int mk_h5_write_rows(const mk_rows *r, hid_t dset, int64_t chunk_rows, ui
 			for (int64_t j = 0; j < n; j++)
 				buf[q * n + j] = mk_bit_test(row, j);
 		}
-		ret = mk_h5_write_block(dset, n, r0, k, buf);
+		ret = mk_h5_write_block(dset, rank, lead, n, r0, k, buf);
 	}
 out:
 	free(row);
@@ -107,7 +124,7 @@ out:
 	return ret;
 }
 
-static int mk_h5_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
+int mk_h5_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
 {
 	hid_t space = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
 	herr_t st = -1;
@@ -123,7 +140,7 @@ static int mk_h5_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, con
 	return st < 0 ? mk_error_set(MK_EIO, "HDF5: cannot write attribute '%s'", name) : MK_OK;
 }
 
-static int mk_h5_attr_str(hid_t obj, const char *name, const char *s)
+int mk_h5_attr_str(hid_t obj, const char *name, const char *s)
 {
 	hid_t t = H5Tcopy(H5T_C_S1);
 	int ret;
@@ -181,12 +198,12 @@ int mk_io_write_h5(const mk_rows *r, const char *path, const mk_write_opts *o)
 		ret = mk_error_set(MK_EIO, "HDF5 cannot create the file");
 		goto out;
 	}
-	dset = mk_h5_create_dataset(file, n, chunk_rows);
+	dset = mk_h5_create_mask(file, 2, (hsize_t[]){(hsize_t)n, (hsize_t)n}, chunk_rows);
 	if (dset < 0) {
 		ret = mk_error_set(MK_EIO, "HDF5 cannot create the dataset 'mask'");
 		goto out;
 	}
-	ret = mk_h5_write_rows(r, dset, chunk_rows, &count);
+	ret = mk_h5_write_rows(r, dset, 2, NULL, chunk_rows, &count);
 	if (ret == MK_OK)
 		ret = mk_h5_write_attrs(dset, r, o, count);
 out:

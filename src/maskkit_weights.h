@@ -151,6 +151,11 @@ const char *mk_positional_role(int role); /* "position", "word", ... */
 int mk_png_matrices(const char *path, const double *const *mats, int count, int64_t k,
 		    int64_t lda, int columns, int64_t max_px);
 
+/* A rows x cols matrix (row-major) as a heatmap of square cells of 4 to 48
+ * pixels (row 0 at the top), scaled from its minimum to its maximum through
+ * viridis, NaN grey; at most 4096 cells a side.  Written atomically. */
+int mk_png_heat(const char *path, const double *v, int64_t rows, int64_t cols);
+
 /* A gnuplot figure: the template templates/NAME.gp is run by the gnuplot
  * program (MASKKIT_GNUPLOT, else "gnuplot" on PATH) after assignments of
  * datafile, output, title, panels, rows_per_panel, columns (its column

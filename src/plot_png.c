@@ -243,3 +243,92 @@ out:
 	free(p.band);
 	return ret;
 }
+
+/* ---- one small matrix as a grid of square cells ---------------------------- */
+
+struct mk_grid {
+	const double *v;
+	int64_t rows, cols, cell;
+	double lo, scale;
+	uint8_t *line;
+	png_structp png;
+	png_infop info;
+	char msg[MK_PNG_MSG];
+};
+
+static void mk_grid_stream(struct mk_grid *g, FILE *f)
+{
+	int64_t w = g->cols * g->cell;
+
+	png_init_io(g->png, f);
+	png_set_IHDR(g->png, g->info, (png_uint_32)w, (png_uint_32)(g->rows * g->cell), 8,
+		     PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+		     PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(g->png, g->info);
+	for (int64_t r = 0; r < g->rows; r++) {
+		for (int64_t x = 0; x < w; x++) {
+			double v = g->v[r * g->cols + x / g->cell];
+			if (!isfinite(v))
+				memcpy(g->line + 3 * x, mk_pic_missing, 3);
+			else
+				mk_colormap_viridis(g->scale > 0 ? (v - g->lo) * g->scale : 0.5,
+						    g->line + 3 * x);
+		}
+		for (int64_t y = 0; y < g->cell; y++)
+			png_write_row(g->png, g->line);
+	}
+	png_write_end(g->png, g->info);
+}
+
+static int mk_grid_png(struct mk_grid *g, FILE *f)
+{
+	if (setjmp(png_jmpbuf(g->png)))
+		return mk_error_set(MK_EIO, "PNG: %s", g->msg);
+	mk_grid_stream(g, f);
+	return MK_OK;
+}
+
+static int mk_grid_write(const char *tmp_path, void *arg)
+{
+	struct mk_grid *g = arg;
+	FILE *f = fopen(tmp_path, "wb");
+	int ret;
+
+	if (!f)
+		return mk_error_set(MK_EIO, "'%s': %s", tmp_path, strerror(errno));
+	g->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, g->msg, mk_png_quiet_error,
+					  mk_png_quiet_warning);
+	g->info = g->png ? png_create_info_struct(g->png) : NULL;
+	ret = g->png && g->info ? mk_grid_png(g, f) : mk_error_set(MK_ENOMEM, "out of memory");
+	if (g->png)
+		png_destroy_write_struct(&g->png, g->info ? &g->info : NULL);
+	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+	if (fclose(f) != 0 && ret == MK_OK)
+		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+	return ret;
+}
+
+int mk_png_heat(const char *path, const double *v, int64_t rows, int64_t cols)
+{
+	struct mk_grid g = {.v = v, .rows = rows, .cols = cols, .lo = INFINITY};
+	double hi = -INFINITY;
+	int64_t big = rows > cols ? rows : cols;
+	int ret;
+
+	if (rows < 1 || cols < 1 || rows > 4096 || cols > 4096)
+		return mk_error_set(MK_EINVAL, "a heatmap of %" PRId64 " x %" PRId64 " cells is outside "
+				    "1..4096 per side", rows, cols);
+	g.cell = big >= 160 ? 4 : 640 / big > 48 ? 48 : 640 / big;
+	for (int64_t k = 0; k < rows * cols; k++)
+		if (isfinite(v[k])) {
+			g.lo = v[k] < g.lo ? v[k] : g.lo;
+			hi = v[k] > hi ? v[k] : hi;
+		}
+	g.scale = hi > g.lo ? 1.0 / (hi - g.lo) : 0.0;
+	if (!(g.line = malloc((size_t)(3 * cols * g.cell))))
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	ret = mk_io_atomic(path, mk_grid_write, &g);
+	free(g.line);
+	return ret;
+}

@@ -18,3 +18,15 @@ bad_input() {
 	rm -f err1
 	return $rc
 }
+
+# data_fixture KIND OUT.h5: a small data set from fixtures/make_data.py;
+# skips the case (77) without numpy and h5py, fails it in quickstart's runs.
+data_fixture() {
+	py=${PYTHON:-/usr/bin/python3}
+	if ! "$py" -c 'import numpy, h5py' 2>/dev/null; then
+		echo "needs numpy and h5py (apt-get install python3-numpy python3-h5py)"
+		[ -n "${MASKKIT_REQUIRE_ALL:-}" ] && exit 1
+		exit 77
+	fi
+	"$py" "$SRCDIR/tests/cli/fixtures/make_data.py" "$1" "$2" || exit 1
+}

@@ -2,9 +2,7 @@
 """Cross-checks `maskkit toeplitz` and `maskkit positional` against an
 independent numpy computation on random weights written with h5py (float16,
 float32 and float64, nested groups, both checkpoint layouts), to 1e-9."""
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -12,16 +10,9 @@ import h5py
 import numpy as np
 
 import checks
-from checks import check
+from checks import check, run_json
 
 MASKKIT = os.environ["MASKKIT"]
-
-
-def run_json(*args):
-    r = subprocess.run([MASKKIT, *args, "--json"], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"FAIL: maskkit {' '.join(args)} exited {r.returncode}: {r.stderr.strip()}")
-    return json.loads(r.stdout)
 
 
 def toeplitz_fit(a):
@@ -37,8 +28,9 @@ def toeplitz_fit(a):
     return 1.0 - rss / tss, rss, tss, t
 
 
+
 def close(x, y, tol=1e-9):
-    return abs(x - y) <= tol * max(1.0, abs(y))
+    return checks.close(x, y, tol)
 
 
 def check_toeplitz(tmp):

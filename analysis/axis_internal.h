@@ -1,0 +1,55 @@
+/* Private to the adaptive axis masks: the state shared by the counting and
+ * writing side (axis.c) and the HDF5 side that opens and reads the
+ * indicators (axis_h5.c). */
+#ifndef MK_AXIS_INTERNAL_H
+#define MK_AXIS_INTERNAL_H
+
+#include "h5util.h"
+
+#define AXIS_MAX_RANK 4
+#define AXIS_NAME_CAP 256
+
+/* One dataset of indicators, [samples, (layers, (heads,)) N]. */
+typedef struct axis_ind {
+	hid_t dset, mtype;
+	size_t msize;
+	bool is_float;
+	char name[AXIS_NAME_CAP], dtype[16];
+	void *raw;    /* one sample: blocks x n elements of msize bytes */
+	uint8_t *bit; /* the same as 0/1 bytes */
+} axis_ind;
+
+typedef struct axis_pat {
+	mk_expr *e;
+	mk_cursor *cur;
+} axis_pat;
+
+typedef struct axis_src {
+	const char *path;
+	const mk_axis_opts *o;
+	hid_t file;
+	axis_ind ind[2]; /* rows, cols */
+	int rank;
+	hsize_t dims[AXIS_MAX_RANK];
+	int64_t samples, layers, heads, n, blocks;
+	char lengths_name[AXIS_NAME_CAP];
+	int64_t *lengths;
+	axis_pat *pats;  /* [n + 1], bound on first use; NULL without a local pattern */
+	uint64_t *colbits, *row; /* blocks x mk_words(n) words; mk_words(n) words */
+} axis_src;
+
+/* Whether o asks for a local pattern at all ("none" does not). */
+bool mk_axis_has_local(const mk_axis_opts *o);
+
+/* Empties s for path and o; mk_axis_src_close is then safe whatever
+ * happens. */
+void mk_axis_src_init(axis_src *s, const char *path, const mk_axis_opts *o);
+/* Opens both indicator datasets, checks them, reads the lengths and
+ * allocates one sample's buffers. */
+int mk_axis_src_open(axis_src *s);
+/* Reads sample's indicators into ind[k].raw and, as 0/1 bytes, ind[k].bit. */
+int mk_axis_src_read(axis_src *s, int64_t sample);
+/* Frees what mk_axis_src_init and mk_axis_src_open left in s. */
+void mk_axis_src_close(axis_src *s);
+
+#endif

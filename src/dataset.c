@@ -1,0 +1,456 @@
+/*
+ * Data sets of masks and attention maps in HDF5: [samples, layers, heads,
+ * N, N] with optional leading axes, read one (sample, layer) block at a
+ * time through a hyperslab, so memory is bounded by heads x N x N whatever
+ * the file's size.  Masks of any integer, enum (h5py's bool) or bitfield
+ * type are read in their native form and turned into 0/1 bytes; floats are
+ * read as float32 (HDF5 converts float16 and float64).
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "h5util.h"
+
+#define DS_MAX_RANK 5
+#define DS_NAME_CAP 256
+
+struct mk_dataset {
+	hid_t file, dset, mtype;
+	mk_dataset_info info;
+	char path[1024], name[DS_NAME_CAP], lengths_name[DS_NAME_CAP], dtype[16];
+	int axis_s, axis_l, axis_h;  /* position of each leading axis, -1 when absent */
+	size_t msize, fsize;         /* bytes per element in memory, in the file */
+	int64_t *lengths;
+	uint8_t *raw;                /* heads x n x n elements of msize bytes */
+	uint8_t *m;                  /* masks: 0/1 */
+};
+
+static const char *const ds_default_names[] = {"masks", "mask", "attentions", "attention",
+					       "probs", NULL};
+
+/* name with a leading '/', as the listing gives names. */
+static void ds_slash(char *buf, size_t cap, const char *name)
+{
+	snprintf(buf, cap, "%s%s", name[0] == '/' ? "" : "/", name);
+}
+
+bool mk_h5_is_dataset(hid_t file, const char *name)
+{
+	H5O_info_t oi;
+
+	return H5Lexists(file, name, H5P_DEFAULT) > 0 &&
+	       H5Oget_info_by_name(file, name, &oi, H5P_DEFAULT) >= 0 && oi.type == H5O_TYPE_DATASET;
+}
+
+/* Datasets of rank 2..5 other than the lengths, for the default choice. */
+static int ds_candidates(mk_dataset *d, char **pick)
+{
+	char **all[4] = {NULL, NULL, NULL, NULL}, list[320], *names[64];
+	size_t counts[4] = {0, 0, 0, 0}, total = 0;
+	int ret = MK_OK;
+
+	for (int r = 0; r < 4 && ret == MK_OK; r++)
+		ret = mk_h5_datasets(d->file, d->path, r + 2, NULL, " (give --dataset PATH)", &all[r],
+				     &counts[r]);
+	for (int r = 0; r < 4 && ret == MK_OK; r++)
+		for (size_t k = 0; k < counts[r]; k++)
+			if (strcmp(all[r][k], d->lengths_name) && total < 64)
+				names[total++] = all[r][k];
+	if (ret == MK_OK && total == 0)
+		ret = mk_error_set(MK_EFORMAT, "'%s': no dataset of rank 2 to 5 (masks or attention "
+				   "maps [samples, layers, heads, N, N]) in the file", d->path);
+	else if (ret == MK_OK && total > 1) {
+		mk_h5_join(list, sizeof list, names, total);
+		ret = mk_error_set(MK_EFORMAT, "'%s': %zu datasets could be the data: %s (give "
+				   "--dataset PATH)", d->path, total, list);
+	} else if (ret == MK_OK && !(*pick = strdup(names[0])))
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	for (int r = 0; r < 4; r++)
+		mk_h5_names_free(all[r]);
+	return ret;
+}
+
+static int ds_find(mk_dataset *d, const char *want)
+{
+	char *pick = NULL;
+	int ret = MK_OK;
+
+	if (want) {
+		if (!mk_h5_is_dataset(d->file, want))
+			return mk_error_set(MK_EFORMAT, "'%s': no dataset '%s' in the file", d->path,
+					    want);
+		ds_slash(d->name, sizeof d->name, want);
+	} else {
+		for (const char *const *p = ds_default_names; *p && !d->name[0]; p++)
+			if (mk_h5_is_dataset(d->file, *p))
+				snprintf(d->name, sizeof d->name, "/%s", *p);
+		if (!d->name[0] && (ret = ds_candidates(d, &pick)) == MK_OK)
+			snprintf(d->name, sizeof d->name, "%s", pick);
+		free(pick);
+		if (ret)
+			return ret;
+	}
+	d->dset = H5Dopen2(d->file, d->name, H5P_DEFAULT);
+	if (d->dset < 0)
+		return mk_error_set(MK_EFORMAT, "'%s': cannot open dataset '%s'", d->path, d->name);
+	return MK_OK;
+}
+
+/* ---- shape and type ---------------------------------------------------- */
+
+static int ds_axes(mk_dataset *d, const char *axes, int rank)
+{
+	static const char *const by_rank[] = {"", "h", "lh", "slh"};
+	const char *a = axes ? axes : rank >= 2 && rank <= 5 ? by_rank[rank - 2] : "";
+
+	if (rank < 2 || rank > DS_MAX_RANK)
+		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has %d dimensions; expected 2 to 5 "
+				    "([samples, layers, heads, N, N] with optional leading axes)",
+				    d->path, d->name, rank);
+	if ((int)strlen(a) != rank - 2)
+		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has %d dimensions, but --axes '%s' "
+				    "names %zu leading axes (it needs %d)", d->path, d->name, rank,
+				    a, strlen(a), rank - 2);
+	d->axis_s = d->axis_l = d->axis_h = -1;
+	for (int k = 0; a[k]; k++) {
+		int *slot = a[k] == 's' ? &d->axis_s : a[k] == 'l' ? &d->axis_l
+			  : a[k] == 'h' ? &d->axis_h : NULL;
+		if (!slot)
+			return mk_error_set(MK_EINVAL, "--axes '%s': unknown axis '%c' (use s, l, h "
+					    "for samples, layers, heads)", a, a[k]);
+		if (*slot >= 0)
+			return mk_error_set(MK_EINVAL, "--axes '%s': axis '%c' given twice", a, a[k]);
+		*slot = k;
+	}
+	return MK_OK;
+}
+
+static int ds_shape(mk_dataset *d, const char *axes)
+{
+	hsize_t dims[DS_MAX_RANK + 1];
+	hid_t space = H5Dget_space(d->dset);
+	int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1, ret;
+	mk_dataset_info *in = &d->info;
+
+	if (rank >= 0 && rank <= DS_MAX_RANK)
+		H5Sget_simple_extent_dims(space, dims, NULL);
+	if (space >= 0)
+		H5Sclose(space);
+	if ((ret = ds_axes(d, axes, rank)))
+		return ret;
+	for (int k = 0; k < rank; k++)
+		if (dims[k] == 0)
+			return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has an empty dimension",
+					    d->path, d->name);
+	if (dims[rank - 1] != dims[rank - 2])
+		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' ends in %llu x %llu; masks and "
+				    "attention maps must be square (N x N)", d->path, d->name,
+				    (unsigned long long)dims[rank - 2],
+				    (unsigned long long)dims[rank - 1]);
+	if (dims[rank - 1] > (hsize_t)MK_N_MAX)
+		return mk_error_set(MK_ERANGE, "'%s': dataset '%s' has N = %llu, larger than %" PRId64,
+				    d->path, d->name, (unsigned long long)dims[rank - 1], MK_N_MAX);
+	in->rank = rank;
+	in->n = (int64_t)dims[rank - 1];
+	in->samples = d->axis_s >= 0 ? (int64_t)dims[d->axis_s] : 1;
+	in->layers = d->axis_l >= 0 ? (int64_t)dims[d->axis_l] : 1;
+	in->heads = d->axis_h >= 0 ? (int64_t)dims[d->axis_h] : 1;
+	return mk_h5_check_layout(d->dset, d->path, d->name, rank, dims);
+}
+
+static void ds_dtype_name(mk_dataset *d, H5T_class_t cls, size_t size, H5T_sign_t sign)
+{
+	const char *base = cls == H5T_FLOAT ? "float" : cls == H5T_ENUM ? "enum"
+			 : cls == H5T_BITFIELD ? "bitfield" : sign == H5T_SGN_NONE ? "uint" : "int";
+
+	if (cls == H5T_ENUM && size == 1)
+		snprintf(d->dtype, sizeof d->dtype, "bool");
+	else
+		snprintf(d->dtype, sizeof d->dtype, "%s%zu", base, size * 8);
+}
+
+static int ds_type(mk_dataset *d)
+{
+	hid_t ftype = H5Dget_type(d->dset);
+	H5T_class_t cls = ftype >= 0 ? H5Tget_class(ftype) : H5T_NO_CLASS;
+	size_t size = ftype >= 0 ? H5Tget_size(ftype) : 0;
+	H5T_sign_t sign = cls == H5T_INTEGER ? H5Tget_sign(ftype) : H5T_SGN_NONE;
+
+	if (cls == H5T_INTEGER || cls == H5T_ENUM || cls == H5T_BITFIELD) {
+		if (size <= 8)
+			d->mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+	} else if (cls == H5T_FLOAT && size >= 2 && size <= 8) {
+		d->mtype = H5Tcopy(H5T_NATIVE_FLOAT);
+		d->info.is_float = true;
+	}
+	if (ftype >= 0)
+		H5Tclose(ftype);
+	if (d->mtype < 0)
+		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' does not hold masks (integers or "
+				    "booleans) or attention probabilities (float16/32/64)", d->path,
+				    d->name);
+	ds_dtype_name(d, cls, size, sign);
+	d->msize = H5Tget_size(d->mtype);
+	d->fsize = size;
+	return MK_OK;
+}
+
+/* ---- lengths ------------------------------------------------------------- */
+
+/* Checks lengths against [1, n_max]; `what` names their source, `bound`
+ * where n_max comes from. */
+int mk_lengths_check(const int64_t *len, int64_t count, int64_t n_max, const char *what,
+			    const char *bound)
+{
+	for (int64_t i = 0; i < count; i++)
+		if (len[i] < 1 || len[i] > n_max)
+			return mk_error_set(MK_EFORMAT, "%s: lengths[%" PRId64 "] = %" PRId64 " is outside "
+					    "1..%" PRId64 "%s", what, i, len[i], n_max,
+					    len[i] < 1 ? "" : bound);
+	return MK_OK;
+}
+
+/* Reads the 1-D integer dataset `name` of `want` entries (want < 0: any). */
+int mk_h5_read_lengths(hid_t file, const char *path, const char *name, int64_t want,
+			   int64_t **out, int64_t *count)
+{
+	hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), space = H5I_INVALID_HID, type;
+	hsize_t dims[1] = {0};
+	int rank = -1, ret = MK_OK;
+	H5T_class_t cls = H5T_NO_CLASS;
+
+	if (dset < 0)
+		return mk_error_set(MK_EFORMAT, "'%s': no lengths dataset '%s' in the file", path, name);
+	space = H5Dget_space(dset);
+	rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+	if (rank == 1)
+		H5Sget_simple_extent_dims(space, dims, NULL);
+	type = H5Dget_type(dset);
+	cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+	if (type >= 0)
+		H5Tclose(type);
+	if (rank != 1 || cls != H5T_INTEGER)
+		ret = mk_error_set(MK_EFORMAT, "'%s': lengths '%s' must be a 1-D integer dataset "
+				   "[samples]", path, name);
+	else if (want >= 0 && (int64_t)dims[0] != want)
+		ret = mk_error_set(MK_EFORMAT, "'%s': lengths '%s' has %llu entries for %" PRId64
+				   " samples", path, name, (unsigned long long)dims[0], want);
+	else if (dims[0] == 0 || dims[0] > (hsize_t)MK_LENGTHS_MAX)
+		ret = mk_error_set(MK_EFORMAT, "'%s': lengths '%s' has %llu entries (1 to %" PRId64
+				   " allowed)", path, name, (unsigned long long)dims[0], MK_LENGTHS_MAX);
+	else if (mk_h5_check_layout(dset, path, name, 1, dims))
+		ret = MK_EFORMAT;
+	else if (!(*out = malloc((size_t)dims[0] * sizeof **out)))
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	else if (H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0) {
+		ret = mk_error_set(MK_EFORMAT, "'%s': cannot read lengths '%s'", path, name);
+		free(*out);
+		*out = NULL;
+	} else
+		*count = (int64_t)dims[0];
+	if (space >= 0)
+		H5Sclose(space);
+	H5Dclose(dset);
+	return ret;
+}
+
+static int ds_lengths(mk_dataset *d, const char *want)
+{
+	const mk_dataset_info *in = &d->info;
+	int64_t count = 0;
+	char what[1300];
+	int ret;
+
+	if (want && (!*want || !strcmp(want, "none")))
+		return MK_OK;
+	if (!want && !mk_h5_is_dataset(d->file, "lengths"))
+		return MK_OK;
+	ds_slash(d->lengths_name, sizeof d->lengths_name, want ? want : "lengths");
+	if (!strcmp(d->lengths_name, d->name))
+		return mk_error_set(MK_EINVAL, "'%s': the lengths and the data are the same dataset "
+				    "'%s'", d->path, d->name);
+	ret = mk_h5_read_lengths(d->file, d->path, d->lengths_name, in->samples, &d->lengths, &count);
+	if (ret)
+		return ret;
+	snprintf(what, sizeof what, "'%s'", d->path);
+	d->info.lengths_name = d->lengths_name;
+	return mk_lengths_check(d->lengths, count, in->n, what, " (the data's N)");
+}
+
+/* ---- open, read, close --------------------------------------------------- */
+
+static int ds_buffers(mk_dataset *d, uint64_t max_memory)
+{
+	const mk_dataset_info *in = &d->info;
+	uint64_t cells, bytes, total;
+	int ret;
+
+	if ((ret = mk_mul_u64((uint64_t)in->n * (uint64_t)in->n, (uint64_t)in->heads, &cells)) ||
+	    (ret = mk_mul_u64(cells, d->msize + (in->is_float ? 0 : 1), &bytes)) ||
+	    (ret = mk_check_memory(bytes, max_memory ? max_memory : MK_DEFAULT_MAX_MEMORY,
+				   "one (sample, layer) block of the data")))
+		return ret;
+	if ((ret = mk_check_memory((uint64_t)in->samples * 24, max_memory ? max_memory
+				   : MK_DEFAULT_MAX_MEMORY, "the per-sample lengths and results")) ||
+	    (ret = mk_mul_u64(cells, (uint64_t)in->samples * (uint64_t)in->layers, &total)) ||
+	    (ret = mk_mul_u64(total, d->fsize, &d->info.bytes)))
+		return ret;
+	d->raw = malloc((size_t)(cells * d->msize));
+	d->m = in->is_float ? NULL : malloc((size_t)cells);
+	if (!d->raw || (!in->is_float && !d->m))
+		return mk_error_set(MK_ENOMEM, "out of memory for a %" PRIu64 "-byte block", bytes);
+	if (!d->lengths && !(d->lengths = malloc((size_t)in->samples * sizeof *d->lengths)))
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	if (!d->info.lengths_name)
+		for (int64_t i = 0; i < in->samples; i++)
+			d->lengths[i] = in->n;
+	return MK_OK;
+}
+
+int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out)
+{
+	static const mk_dataset_opts none = {0};
+	mk_dataset *d = calloc(1, sizeof *d);
+	int ret;
+
+	*out = NULL;
+	if (!o)
+		o = &none;
+	if (!d)
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	d->dset = d->mtype = H5I_INVALID_HID;
+	snprintf(d->path, sizeof d->path, "%s", path);
+	d->info.path = d->path;
+	d->info.name = d->name;
+	d->info.dtype = d->dtype;
+	/* the lengths are never the data, even when they are the only 2-D dataset */
+	ds_slash(d->lengths_name, sizeof d->lengths_name,
+		 o->lengths && *o->lengths && strcmp(o->lengths, "none") ? o->lengths : "lengths");
+	ret = mk_h5_open(path, &d->file);
+	if (ret == MK_OK)
+		ret = ds_find(d, o->dataset);
+	if (ret == MK_OK)
+		ret = ds_shape(d, o->axes);
+	if (ret == MK_OK)
+		ret = ds_type(d);
+	d->lengths_name[0] = '\0';
+	if (ret == MK_OK)
+		ret = ds_lengths(d, o->lengths);
+	if (ret == MK_OK)
+		ret = ds_buffers(d, o->max_memory);
+	if (ret) {
+		mk_dataset_close(d);
+		return ret;
+	}
+	*out = d;
+	return MK_OK;
+}
+
+void mk_dataset_close(mk_dataset *d)
+{
+	if (!d)
+		return;
+	if (d->mtype >= 0)
+		H5Tclose(d->mtype);
+	if (d->dset >= 0)
+		H5Dclose(d->dset);
+	if (d->file >= 0)
+		H5Fclose(d->file);
+	free(d->lengths);
+	free(d->raw);
+	free(d->m);
+	free(d);
+}
+
+const mk_dataset_info *mk_dataset_get_info(const mk_dataset *d) { return &d->info; }
+
+const int64_t *mk_dataset_lengths(const mk_dataset *d) { return d->lengths; }
+
+/* Bytes of one element: nonzero anywhere means set (any integer width,
+ * either byte order). */
+static void ds_to_bits(const uint8_t *raw, size_t size, uint64_t cells, uint8_t *m)
+{
+	if (size == 1) {
+		for (uint64_t c = 0; c < cells; c++)
+			m[c] = raw[c] != 0;
+		return;
+	}
+	for (uint64_t c = 0; c < cells; c++, raw += size) {
+		uint8_t any = 0;
+		for (size_t b = 0; b < size; b++)
+			any |= raw[b];
+		m[c] = any != 0;
+	}
+}
+
+/* NaN and infinities are an error (they have no place in attention
+ * probabilities and would break every count); finds the minimum on the way. */
+static int ds_check_floats(const mk_dataset *d, mk_dataset_block *b, uint64_t cells)
+{
+	float lo = 0;
+	uint64_t bad = cells;
+	int64_t n = b->n;
+
+	for (uint64_t c = 0; c < cells; c++) {
+		float x = b->p[c];
+		lo = x < lo ? x : lo;
+		if (!isfinite(x) && bad == cells)
+			bad = c;
+	}
+	b->min = lo;
+	if (bad == cells)
+		return MK_OK;
+	return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' holds %g at sample %" PRId64 ", layer %"
+			    PRId64 ", head %" PRId64 ", row %" PRId64 ", column %" PRId64
+			    " (probabilities must be finite)", d->path, d->name, (double)b->p[bad],
+			    b->sample, b->layer, (int64_t)(bad / (uint64_t)(n * n)),
+			    (int64_t)(bad / (uint64_t)n % (uint64_t)n), (int64_t)(bad % (uint64_t)n));
+}
+
+int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_block *out)
+{
+	const mk_dataset_info *in = &d->info;
+	hsize_t start[DS_MAX_RANK] = {0}, count[DS_MAX_RANK];
+	hid_t fspace, mspace;
+	uint64_t cells = (uint64_t)in->heads * (uint64_t)in->n * (uint64_t)in->n;
+	herr_t st = -1;
+
+	if (sample < 0 || sample >= in->samples || layer < 0 || layer >= in->layers)
+		return mk_error_set(MK_EINVAL, "block (sample %" PRId64 ", layer %" PRId64 ") is "
+				    "outside the data", sample, layer);
+	for (int k = 0; k < in->rank; k++)
+		count[k] = k < in->rank - 2 ? 1 : (hsize_t)in->n;
+	if (d->axis_s >= 0)
+		start[d->axis_s] = (hsize_t)sample;
+	if (d->axis_l >= 0)
+		start[d->axis_l] = (hsize_t)layer;
+	if (d->axis_h >= 0)
+		count[d->axis_h] = (hsize_t)in->heads;
+	fspace = H5Dget_space(d->dset);
+	/* the selection's own shape: a 1-D memory space makes libhdf5 copy
+	 * element by element (15-20 times slower) */
+	mspace = H5Screate_simple(in->rank, count, NULL);
+	if (fspace >= 0 && mspace >= 0 &&
+	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
+		st = H5Dread(d->dset, d->mtype, mspace, fspace, H5P_DEFAULT, d->raw);
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	if (fspace >= 0)
+		H5Sclose(fspace);
+	if (st < 0)
+		return mk_error_set(MK_EFORMAT, "'%s': cannot read sample %" PRId64 ", layer %" PRId64
+				    " of dataset '%s' (truncated or damaged file?)", d->path, sample,
+				    layer, d->name);
+	*out = (mk_dataset_block){.sample = sample, .layer = layer, .heads = in->heads,
+				  .n = in->n, .len = d->lengths[sample]};
+	if (in->is_float) {
+		out->p = (const float *)d->raw;
+		return ds_check_floats(d, out, cells);
+	} else {
+		ds_to_bits(d->raw, d->msize, cells, d->m);
+		out->m = d->m;
+	}
+	return MK_OK;
+}

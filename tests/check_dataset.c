@@ -1,0 +1,676 @@
+/* Unit tests for data sets (src/dataset.c) and their Eq. 9 sparsity
+ * (analysis/dataset_measure.c): hand-counted masks, closed forms of
+ * patterns over lengths, keep rules, and every malformed file. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "testutil.h"
+#include "h5testutil.h"
+
+#define S3 3
+#define L2 2
+#define H2 2
+#define N4 4
+
+static const int64_t hand_len[S3] = {4, 2, 3};
+
+/* Head (l, h)'s mask in the hand-made file: l0h0 the diagonal, l0h1
+ * |i - j| <= 1, l1h0 everything, l1h1 the first column; padding cells are 1
+ * so that they show if they are counted. */
+static double hand_cell(int64_t s, int l, int h, int64_t i, int64_t j)
+{
+	int64_t len = hand_len[s];
+	if (i >= len || j >= len)
+		return 1;
+	if (l == 0)
+		return h == 0 ? i == j : llabs(i - j) <= 1;
+	return h == 0 ? 1 : j == 0;
+}
+
+static void hand_file(const char *path, hid_t ftype, double set, double unset, bool lengths)
+{
+	double data[S3 * L2 * H2 * N4 * N4], len[S3] = {4, 2, 3};
+	hsize_t dims[5] = {S3, L2, H2, N4, N4};
+	size_t k = 0;
+	hid_t f = h5t_create(path);
+
+	for (int64_t s = 0; s < S3; s++)
+		for (int l = 0; l < L2; l++)
+			for (int h = 0; h < H2; h++)
+				for (int64_t i = 0; i < N4; i++)
+					for (int64_t j = 0; j < N4; j++)
+						data[k++] = hand_cell(s, l, h, i, j) ? set : unset;
+	h5t_write(f, "masks", 5, dims, ftype, data);
+	if (lengths) {
+		hsize_t n = S3;
+		h5t_write(f, "lengths", 1, &n, H5T_STD_I32LE, len);
+	}
+	H5Fclose(f);
+}
+
+static void measure_file(const char *path, const mk_dataset_opts *o, const mk_keep *k,
+			 mk_ds_measure *r)
+{
+	mk_dataset *d = NULL;
+	int ret = mk_dataset_open(path, o, &d);
+	ck_assert_msg(ret == MK_OK, "open: %s", mk_error());
+	ret = mk_dataset_measure(d, k, NULL, NULL, r);
+	ck_assert_msg(ret == MK_OK, "measure: %s", mk_error());
+	mk_dataset_close(d);
+}
+
+/* The values below are counted by hand from hand_cell's definitions. */
+static void check_hand(const mk_ds_measure *r)
+{
+	const double diag = (1 - 1.0 / 4 + 1 - 1.0 / 2 + 1 - 1.0 / 3) / 3; /* N_i cells */
+	const double tri = (1 - 10.0 / 16 + 1 - 4.0 / 4 + 1 - 7.0 / 9) / 3; /* 3N_i - 2 cells */
+	const double head[4] = {diag, tri, 0, diag};
+	/* classic: the whole 4 x 4 with the padding's ones */
+	const double c_diag = (1 - 4.0 / 16 + 1 - 14.0 / 16 + 1 - 10.0 / 16) / 3;
+	const double c_tri = (1 - 10.0 / 16 + 1 - 16.0 / 16 + 1 - 14.0 / 16) / 3;
+
+	ck_assert_int_eq(r->samples, 3);
+	ck_assert_int_eq(r->layers, 2);
+	ck_assert_int_eq(r->heads, 2);
+	for (int a = 0; a < 4; a++)
+		ck_assert_double_eq_tol(r->by_head[a], head[a], 1e-15);
+	ck_assert_double_eq_tol(r->rho, (head[0] + head[1] + head[2] + head[3]) / 4, 1e-15);
+	ck_assert_double_eq_tol(r->by_layer[0], (diag + tri) / 2, 1e-15);
+	ck_assert_double_eq_tol(r->by_layer[1], diag / 2, 1e-15);
+	ck_assert_double_eq_tol(r->by_sample[0], (0.75 + 0.375 + 0 + 0.75) / 4, 1e-15);
+	ck_assert_double_eq_tol(r->by_sample[1], (0.5 + 0 + 0 + 0.5) / 4, 1e-15);
+	ck_assert_double_eq_tol(r->by_sample[2], (2.0 / 3 + 2.0 / 9 + 0 + 2.0 / 3) / 4, 1e-15);
+	ck_assert_double_eq_tol(r->rho_classic, (c_diag + c_tri + 0 + c_diag) / 4, 1e-15);
+	ck_assert_int_eq(r->toeplitz[0], MK_TOEPLITZ_YES);
+	ck_assert_int_eq(r->toeplitz[1], MK_TOEPLITZ_YES);
+	ck_assert_int_eq(r->toeplitz[2], MK_TOEPLITZ_YES);
+	/* the first column: M[1][1] = 0 but M[0][0] = 1, at the border */
+	ck_assert_int_eq(r->toeplitz[3], MK_TOEPLITZ_INTERIOR);
+	ck_assert_int_eq(r->lengths[1], 2);
+	ck_assert_uint_eq(r->empty_rows, 0);
+}
+
+START_TEST(test_hand_masks)
+{
+	char path[256];
+	mk_ds_measure r;
+	mk_keep k = {MK_KEEP_NONZERO, 0};
+
+	h5t_tmpname(path, sizeof path, "ds-hand");
+	hand_file(path, H5T_STD_U8LE, 1, 0, true);
+	measure_file(path, NULL, &k, &r);
+	check_hand(&r);
+	mk_ds_measure_free(&r);
+	/* any integer width, either byte order */
+	hand_file(path, H5T_STD_I32BE, 7, 0, true);
+	measure_file(path, NULL, &k, &r);
+	check_hand(&r);
+	mk_ds_measure_free(&r);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_hand_probabilities)
+{
+	char path[256];
+	mk_ds_measure r;
+	mk_keep k = {MK_KEEP_THRESHOLD, 0.3};
+	hid_t f16 = h5t_float16();
+
+	h5t_tmpname(path, sizeof path, "ds-prob");
+	hand_file(path, f16, 0.5, 0.125, true);
+	measure_file(path, NULL, &k, &r);
+	check_hand(&r);
+	mk_ds_measure_free(&r);
+	hand_file(path, H5T_IEEE_F64LE, 0.5, 0.125, true);
+	measure_file(path, NULL, &k, &r);
+	check_hand(&r);
+	mk_ds_measure_free(&r);
+	H5Tclose(f16);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_constant_length_is_classic)
+{
+	char path[256];
+	mk_ds_measure r;
+	mk_keep k = {MK_KEEP_NONZERO, 0};
+
+	h5t_tmpname(path, sizeof path, "ds-const");
+	hand_file(path, H5T_STD_U8LE, 1, 0, false);
+	measure_file(path, NULL, &k, &r);
+	ck_assert_double_eq(r.rho, r.rho_classic);
+	ck_assert_int_eq(r.lengths[2], 4);
+	mk_ds_measure_free(&r);
+	unlink(path);
+}
+END_TEST
+
+/* DAM_s-like: the band |i - j| <= 1 plus the whole border is Toeplitz on the
+ * interior only; one more interior cell makes it not Toeplitz at all. */
+START_TEST(test_toeplitz_levels)
+{
+	char path[256];
+	double v[2 * 6 * 6];
+	hsize_t dims[3] = {2, 6, 6};
+	mk_ds_measure r;
+	mk_keep k = {MK_KEEP_NONZERO, 0};
+	hid_t f;
+
+	for (int h = 0; h < 2; h++)
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 6; j++)
+				v[h * 36 + i * 6 + j] = llabs(i - j) <= 1 || i == 0 || j == 0 || i == 5 ||
+							j == 5;
+	v[36 + 2 * 6 + 4] = 1;
+	h5t_tmpname(path, sizeof path, "ds-toe");
+	f = h5t_create(path);
+	h5t_write(f, "mask", 3, dims, H5T_STD_U8LE, v);
+	H5Fclose(f);
+	measure_file(path, NULL, &k, &r);
+	ck_assert_int_eq(r.toeplitz[0], MK_TOEPLITZ_INTERIOR);
+	ck_assert_int_eq(r.toeplitz[1], MK_TOEPLITZ_NO);
+	mk_ds_measure_free(&r);
+	unlink(path);
+}
+END_TEST
+
+/* ---- patterns at each length: closed forms -------------------------------- */
+
+static const int64_t some_len[] = {7, 12, 33, 100, 5, 12, 1, 2, 64};
+#define NLEN ((int64_t)(sizeof some_len / sizeof *some_len))
+
+START_TEST(test_local2_closed_form)
+{
+	const char *e[1] = {"local2"};
+	mk_ds_measure r;
+	double want = 0;
+
+	for (int64_t i = 0; i < NLEN; i++) {
+		double n = (double)some_len[i];
+		/* |i - j| <= 2 clipped at the edges: 5N - 6 cells for N >= 2, 1 for N = 1 */
+		want += n >= 2 ? 1 - 5 / n + 6 / (n * n) : 0;
+	}
+	want /= NLEN;
+	ck_assert_int_eq(mk_lengths_measure(e, 1, 1, some_len, NLEN, 0, 0, &r), MK_OK);
+	ck_assert_double_eq_tol(r.rho, want, 1e-12);
+	ck_assert_double_eq_tol(r.rho_classic, 1 - 5 / 100.0 + 6 / 1e4, 1e-12);
+	ck_assert_int_eq(r.n, 100);
+	ck_assert_int_eq(r.toeplitz[0], MK_TOEPLITZ_YES);
+	mk_ds_measure_free(&r);
+}
+END_TEST
+
+START_TEST(test_heads_closed_forms)
+{
+	/* layer 0: causal (N(N+1)/2 cells), local2; layer 1: local0 (N), causal */
+	const char *e[4] = {"causal", "local2", "local0", "causal"};
+	mk_ds_measure r;
+	double causal = 0, local2 = 0, diag = 0;
+
+	for (int64_t i = 0; i < NLEN; i++) {
+		double n = (double)some_len[i];
+		causal += (n - 1) / (2 * n);
+		local2 += n >= 2 ? 1 - 5 / n + 6 / (n * n) : 0;
+		diag += 1 - 1 / n;
+	}
+	causal /= NLEN;
+	local2 /= NLEN;
+	diag /= NLEN;
+	ck_assert_int_eq(mk_lengths_measure(e, 2, 2, some_len, NLEN, 128, 0, &r), MK_OK);
+	ck_assert_double_eq_tol(r.by_head[0], causal, 1e-12);
+	ck_assert_double_eq_tol(r.by_head[1], local2, 1e-12);
+	ck_assert_double_eq_tol(r.by_head[2], diag, 1e-12);
+	ck_assert_double_eq_tol(r.by_head[3], causal, 1e-12);
+	ck_assert_double_eq_tol(r.by_layer[1], (diag + causal) / 2, 1e-12);
+	ck_assert_double_eq_tol(r.rho, (2 * causal + local2 + diag) / 4, 1e-12);
+	ck_assert_double_eq_tol(r.by_sample[0], (3 / 7.0 * 2 + 1 - 5 / 7.0 + 6 / 49.0 + 6 / 7.0) / 4,
+				1e-12);
+	ck_assert_int_eq(r.n, 128);
+	ck_assert_double_eq_tol(r.rho_classic, (2 * 127 / 256.0 + 1 - 5 / 128.0 + 6 / 16384.0 +
+						1 - 1 / 128.0) / 4, 1e-12);
+	for (int a = 0; a < 4; a++)
+		ck_assert_int_eq(r.toeplitz[a], MK_TOEPLITZ_YES);
+	mk_ds_measure_free(&r);
+}
+END_TEST
+
+START_TEST(test_constant_lengths_pattern)
+{
+	const char *e[1] = {"bigbird(w=3,g=2,r=2,seed=5)"};
+	const int64_t len[4] = {64, 64, 64, 64};
+	mk_ds_measure r;
+	mk_expr *x;
+	mk_measure m;
+	mk_bind_opts bo = {.n = 64};
+
+	ck_assert_int_eq(mk_lengths_measure(e, 1, 1, len, 4, 0, 0, &r), MK_OK);
+	ck_assert_double_eq(r.rho, r.rho_classic);
+	ck_assert_int_eq(mk_expr_parse(e[0], &x), MK_OK);
+	ck_assert_int_eq(mk_expr_bind(x, &bo), MK_OK);
+	ck_assert_int_eq(mk_measure_expr(x, NULL, 0, NULL, NULL, &m), MK_OK);
+	ck_assert_double_eq_tol(r.rho, m.sparsity, 1e-15);
+	mk_expr_free(x);
+	mk_ds_measure_free(&r);
+}
+END_TEST
+
+START_TEST(test_pattern_errors)
+{
+	const char *bad[1] = {"lokal2"};
+	const char *ok[1] = {"local2"};
+	mk_ds_measure r;
+
+	ck_assert_int_eq(mk_lengths_measure(bad, 1, 1, some_len, NLEN, 0, 0, &r), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "lokal2"));
+	ck_assert_int_eq(mk_lengths_measure(ok, 1, 1, some_len, NLEN, 50, 0, &r), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "longer than N = 50"));
+}
+END_TEST
+
+/* ---- keep rules ---------------------------------------------------------- */
+
+START_TEST(test_top_p)
+{
+	/* binary fractions, so that sums are exact */
+	const float row[3] = {0.25f, 0.5f, 0.25f}, flat[4] = {0.25f, 0.25f, 0.25f, 0.25f};
+	const float gaps[4] = {0.75f, 0, 0.25f, 0}, zero[2] = {0, 0};
+	const float half[3] = {0.125f, 0.25f, 0.125f};
+	float s[8];
+	mk_keep k = {MK_KEEP_TOP_P, 0.5};
+
+	ck_assert_int_eq(mk_keep_count(&k, row, 3, s), 1);
+	k.value = 0.6;
+	ck_assert_int_eq(mk_keep_count(&k, row, 3, s), 2);
+	k.value = 0.75; /* 0.5 + 0.25 reaches it exactly */
+	ck_assert_int_eq(mk_keep_count(&k, row, 3, s), 2);
+	k.value = 0.76;
+	ck_assert_int_eq(mk_keep_count(&k, row, 3, s), 3);
+	k.value = 0.5;
+	ck_assert_int_eq(mk_keep_count(&k, flat, 4, s), 2);
+	k.value = 0.51;
+	ck_assert_int_eq(mk_keep_count(&k, flat, 4, s), 3);
+	k.value = 1;
+	ck_assert_int_eq(mk_keep_count(&k, gaps, 4, s), 2);
+	ck_assert_int_eq(mk_keep_count(&k, zero, 2, s), 0);
+	/* relative to the row's own mass: rows need not sum to 1 */
+	k.value = 0.5;
+	ck_assert_int_eq(mk_keep_count(&k, half, 3, s), 1);
+	k.value = 0.51;
+	ck_assert_int_eq(mk_keep_count(&k, half, 3, s), 2);
+}
+END_TEST
+
+START_TEST(test_top_p_matches_sort)
+{
+	float p[300], s[300], sorted[300];
+	uint64_t x = 42;
+
+	for (int trial = 0; trial < 200; trial++) {
+		int64_t len = 1 + trial % 300;
+		double total = 0, run = 0, value = (trial % 19 + 1) / 20.0;
+		int64_t want = 0;
+		mk_keep k = {MK_KEEP_TOP_P, value};
+		for (int64_t j = 0; j < len; j++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* few distinct values: plenty of ties */
+			p[j] = (float)((x >> 33) % 7) / 8.0f;
+			total += p[j];
+		}
+		memcpy(sorted, p, sizeof p);
+		for (int64_t a = 1; a < len; a++) /* insertion sort, descending */
+			for (int64_t b = a; b > 0 && sorted[b] > sorted[b - 1]; b--) {
+				float t = sorted[b];
+				sorted[b] = sorted[b - 1];
+				sorted[b - 1] = t;
+			}
+		while (total > 0 && want < len && run < value * total * (1 - 1e-12))
+			run += sorted[want++];
+		ck_assert_int_eq(mk_keep_count(&k, p, len, s), want);
+	}
+}
+END_TEST
+
+START_TEST(test_threshold)
+{
+	const float row[5] = {0.1f, 0.3f, 0.3f, 0.05f, 0.25f};
+	float s[5];
+	mk_keep k = {MK_KEEP_THRESHOLD, 0.25};
+
+	ck_assert_int_eq(mk_keep_count(&k, row, 5, s), 3);
+	k.value = 0.3;
+	ck_assert_int_eq(mk_keep_count(&k, row, 5, s), 2);
+	k.value = 0;
+	ck_assert_int_eq(mk_keep_count(&k, row, 5, s), 5);
+}
+END_TEST
+
+/* ---- malformed files ------------------------------------------------------ */
+
+/* Opening path must fail with status, the message containing `needle`. */
+static void open_fails(const char *path, const mk_dataset_opts *o, int status, const char *needle)
+{
+	mk_dataset *d = NULL;
+	int ret = mk_dataset_open(path, o, &d);
+	ck_assert_msg(ret == status, "status %d, expected %d: %s", ret, status, mk_error());
+	ck_assert_ptr_null(d);
+	ck_assert_msg(strstr(mk_error(), needle), "message '%s' lacks '%s'", mk_error(), needle);
+	ck_assert_ptr_null(strchr(mk_error(), '\n'));
+}
+
+static void file_with(const char *path, const char *name, int rank, const hsize_t *dims,
+		      hid_t type, const double *lengths, hsize_t nlen, hid_t ltype)
+{
+	static double zeros[4096];
+	hid_t f = h5t_create(path);
+	if (name)
+		h5t_write(f, name, rank, dims, type, zeros);
+	if (lengths)
+		h5t_write(f, "lengths", 1, &nlen, ltype, lengths);
+	H5Fclose(f);
+}
+
+START_TEST(test_bad_shapes)
+{
+	char path[256];
+	hsize_t d1[1] = {16}, d6[6] = {1, 1, 1, 1, 4, 4}, rect[3] = {2, 4, 5}, empty[3] = {0, 4, 4};
+
+	h5t_tmpname(path, sizeof path, "ds-bad");
+	file_with(path, "masks", 1, d1, H5T_STD_U8LE, NULL, 0, 0);
+	open_fails(path, NULL, MK_EFORMAT, "has 1 dimensions; expected 2 to 5");
+	file_with(path, "masks", 6, d6, H5T_STD_U8LE, NULL, 0, 0);
+	open_fails(path, NULL, MK_EFORMAT, "has 6 dimensions");
+	file_with(path, "masks", 3, rect, H5T_STD_U8LE, NULL, 0, 0);
+	open_fails(path, NULL, MK_EFORMAT, "must be square");
+	file_with(path, "masks", 3, empty, H5T_STD_U8LE, NULL, 0, 0);
+	open_fails(path, NULL, MK_EFORMAT, "empty dimension");
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_bad_types)
+{
+	char path[256];
+	hsize_t dims[2] = {2, 2};
+	hid_t f, str = H5Tcopy(H5T_C_S1), space;
+	const char text[4][4] = {"a", "b", "c", "d"};
+
+	h5t_tmpname(path, sizeof path, "ds-type");
+	f = h5t_create(path);
+	H5Tset_size(str, 4);
+	space = H5Screate_simple(2, dims, NULL);
+	H5Dclose(H5Dcreate2(f, "masks", str, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+	{
+		hid_t d = H5Dopen2(f, "masks", H5P_DEFAULT);
+		H5Dwrite(d, str, H5S_ALL, H5S_ALL, H5P_DEFAULT, text);
+		H5Dclose(d);
+	}
+	H5Sclose(space);
+	H5Tclose(str);
+	H5Fclose(f);
+	open_fails(path, NULL, MK_EFORMAT, "does not hold masks");
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_bad_lengths)
+{
+	char path[256];
+	hsize_t dims[3] = {3, 4, 4}, rank4[4] = {3, 1, 4, 4};
+	const double big[3] = {4, 5, 2}, neg[3] = {4, -1, 2}, zero[3] = {1, 0, 2}, two[2] = {1, 2};
+	const double fine[3] = {4, 1, 2};
+	mk_dataset_opts sh = {.axes = "sh"};
+
+	h5t_tmpname(path, sizeof path, "ds-len");
+	/* rank 3 is [heads, N, N]: one sample, so three lengths do not fit */
+	file_with(path, "masks", 3, dims, H5T_STD_U8LE, fine, 3, H5T_STD_I64LE);
+	open_fails(path, NULL, MK_EFORMAT, "has 3 entries for 1 samples");
+	mk_dataset_opts s = {.axes = "s"};
+	file_with(path, "masks", 3, dims, H5T_STD_U8LE, big, 3, H5T_STD_I64LE);
+	open_fails(path, &s, MK_EFORMAT, "lengths[1] = 5 is outside 1..4");
+	file_with(path, "masks", 3, dims, H5T_STD_U8LE, neg, 3, H5T_STD_I32LE);
+	open_fails(path, &s, MK_EFORMAT, "lengths[1] = -1 is outside 1..4");
+	file_with(path, "masks", 3, dims, H5T_STD_U8LE, zero, 3, H5T_STD_I32LE);
+	open_fails(path, &s, MK_EFORMAT, "lengths[1] = 0");
+	file_with(path, "masks", 3, dims, H5T_STD_U8LE, two, 2, H5T_STD_I32LE);
+	open_fails(path, &s, MK_EFORMAT, "has 2 entries for 3 samples");
+	file_with(path, "masks", 3, dims, H5T_STD_U8LE, fine, 3, H5T_IEEE_F64LE);
+	open_fails(path, &s, MK_EFORMAT, "1-D integer dataset");
+	file_with(path, "masks", 4, rank4, H5T_STD_U8LE, fine, 3, H5T_STD_I32LE);
+	{
+		mk_dataset *d = NULL;
+		ck_assert_int_eq(mk_dataset_open(path, &sh, &d), MK_OK);
+		ck_assert_int_eq(mk_dataset_get_info(d)->samples, 3);
+		ck_assert_int_eq(mk_dataset_get_info(d)->layers, 1);
+		ck_assert_int_eq(mk_dataset_get_info(d)->heads, 1);
+		ck_assert_int_eq(mk_dataset_lengths(d)[1], 1);
+		mk_dataset_close(d);
+	}
+	sh.lengths = "/nope";
+	open_fails(path, &sh, MK_EFORMAT, "no lengths dataset '/nope'");
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_bad_datasets)
+{
+	char path[256];
+	hsize_t dims[3] = {1, 4, 4};
+	mk_dataset_opts named = {.dataset = "/missing"}, axes = {.axes = "sl"},
+			letter = {.axes = "x"}, tiny = {.max_memory = 8};
+	hid_t f;
+
+	h5t_tmpname(path, sizeof path, "ds-missing");
+	file_with(path, NULL, 0, NULL, 0, NULL, 0, 0);
+	open_fails(path, NULL, MK_EFORMAT, "no dataset of rank 2 to 5");
+	file_with(path, "a", 3, dims, H5T_STD_U8LE, NULL, 0, 0);
+	open_fails(path, &named, MK_EFORMAT, "no dataset '/missing'");
+	open_fails(path, &axes, MK_EFORMAT, "names 2 leading axes (it needs 1)");
+	open_fails(path, &letter, MK_EINVAL, "unknown axis 'x'");
+	open_fails(path, &tiny, MK_ERANGE, "");
+	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	h5t_write(f, "b", 3, dims, H5T_STD_U8LE, (double[16]){0});
+	H5Fclose(f);
+	open_fails(path, NULL, MK_EFORMAT, "2 datasets could be the data: /a, /b");
+	unlink(path);
+	open_fails(path, NULL, MK_EIO, path);
+	{
+		FILE *t = fopen(path, "w");
+		fputs("not hdf5\n", t);
+		fclose(t);
+	}
+	open_fails(path, NULL, MK_EFORMAT, "not an HDF5 file");
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_truncated)
+{
+	char path[256];
+	static double data[8 * 64 * 64];
+	hsize_t dims[3] = {8, 64, 64};
+	hid_t f;
+	mk_dataset *d = NULL;
+	struct stat st;
+	int ret;
+
+	h5t_tmpname(path, sizeof path, "ds-trunc");
+	f = h5t_create(path);
+	h5t_write(f, "masks", 3, dims, H5T_IEEE_F64LE, data);
+	H5Fclose(f);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(truncate(path, st.st_size / 2), 0);
+	ret = mk_dataset_open(path, NULL, &d);
+	if (ret == MK_OK) { /* libhdf5 may open it: then the read fails */
+		mk_dataset_block b;
+		ret = mk_dataset_read(d, 0, 0, &b);
+		mk_dataset_close(d);
+	}
+	ck_assert_int_eq(ret, MK_EFORMAT);
+	ck_assert_ptr_null(strchr(mk_error(), '\n'));
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_rule_mismatch)
+{
+	char path[256];
+	mk_ds_measure r;
+	mk_dataset *d;
+	mk_keep none = {MK_KEEP_NONZERO, 0}, thr = {MK_KEEP_THRESHOLD, 0.5};
+
+	h5t_tmpname(path, sizeof path, "ds-rule");
+	hand_file(path, H5T_IEEE_F32LE, 0.5, 0, true);
+	ck_assert_int_eq(mk_dataset_open(path, NULL, &d), MK_OK);
+	ck_assert_int_eq(mk_dataset_measure(d, &none, NULL, NULL, &r), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "give --threshold T or --top-p P"));
+	mk_dataset_close(d);
+	hand_file(path, H5T_STD_U8LE, 1, 0, true);
+	ck_assert_int_eq(mk_dataset_open(path, NULL, &d), MK_OK);
+	ck_assert_int_eq(mk_dataset_measure(d, &thr, NULL, NULL, &r), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "holds masks"));
+	mk_dataset_close(d);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_bad_values)
+{
+	char path[256];
+	double v[2 * 3 * 3] = {0};
+	hsize_t dims[3] = {2, 3, 3};
+	mk_ds_measure r;
+	mk_dataset *d;
+	mk_keep thr = {MK_KEEP_THRESHOLD, 0.5}, top = {MK_KEEP_TOP_P, 0.5};
+	hid_t f;
+
+	h5t_tmpname(path, sizeof path, "ds-nan");
+	v[9 + 5] = NAN; /* head 1, row 1, column 2 */
+	f = h5t_create(path);
+	h5t_write(f, "attentions", 3, dims, H5T_IEEE_F32LE, v);
+	H5Fclose(f);
+	ck_assert_int_eq(mk_dataset_open(path, NULL, &d), MK_OK);
+	ck_assert_int_eq(mk_dataset_measure(d, &thr, NULL, NULL, &r), MK_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "holds nan at sample 0, layer 0, head 1, row 1, "
+				     "column 2 (probabilities must be finite)"));
+	mk_dataset_close(d);
+	v[9 + 5] = -0.25; /* a threshold takes it, top-p has no mass to make of it */
+	f = h5t_create(path);
+	h5t_write(f, "attentions", 3, dims, H5T_IEEE_F32LE, v);
+	H5Fclose(f);
+	ck_assert_int_eq(mk_dataset_open(path, NULL, &d), MK_OK);
+	ck_assert_int_eq(mk_dataset_measure(d, &thr, NULL, NULL, &r), MK_OK);
+	ck_assert_double_eq(r.rho, 1);
+	mk_ds_measure_free(&r);
+	ck_assert_int_eq(mk_dataset_measure(d, &top, NULL, NULL, &r), MK_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "holds -0.25: --top-p needs probabilities"));
+	mk_dataset_close(d);
+	unlink(path);
+}
+END_TEST
+
+/* ---- lengths files ------------------------------------------------------- */
+
+START_TEST(test_lengths_files)
+{
+	char path[256], spec[300];
+	int64_t *len = NULL, count = 0;
+	FILE *f;
+	hid_t h;
+	const double v[3] = {3, 9, 4};
+	/* '<i4' [5, 7] as a version 1.0 .npy: a 10-byte preamble, the header
+	 * dictionary padded with spaces and a newline to 128 bytes in all */
+	const char *dict = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
+	char npy[128];
+
+	h5t_tmpname(path, sizeof path, "ds-lentxt");
+	f = fopen(path, "w");
+	fputs("12 7,3\n\n  40\n", f);
+	fclose(f);
+	ck_assert_int_eq(mk_lengths_read(path, 0, &len, &count), MK_OK);
+	ck_assert_int_eq(count, 4);
+	ck_assert(len[0] == 12 && len[1] == 7 && len[2] == 3 && len[3] == 40);
+	free(len);
+	ck_assert_int_eq(mk_lengths_read(path, 39, &len, &count), MK_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "lengths[3] = 40 is outside 1..39"));
+	f = fopen(path, "w");
+	fputs("12\n7x\n", f);
+	fclose(f);
+	ck_assert_int_eq(mk_lengths_read(path, 0, &len, &count), MK_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "line 2: '7x' is not an integer length"));
+	unlink(path);
+
+	snprintf(spec, sizeof spec, "%s.h5", path);
+	h = h5t_create(spec);
+	h5t_write1(h, "other/len", 3, v);
+	H5Fclose(h);
+	ck_assert_int_eq(mk_lengths_read(spec, 0, &len, &count), MK_EFORMAT); /* float */
+	h = h5t_create(spec);
+	h5t_write(h, "other/len", 1, (hsize_t[]){3}, H5T_STD_I16LE, v);
+	H5Fclose(h);
+	ck_assert_int_eq(mk_lengths_read(spec, 0, &len, &count), MK_OK);
+	ck_assert(count == 3 && len[1] == 9);
+	free(len);
+	snprintf(spec + strlen(spec), sizeof spec - strlen(spec), ":/other/len");
+	ck_assert_int_eq(mk_lengths_read(spec, 0, &len, &count), MK_OK);
+	ck_assert(count == 3 && len[2] == 4);
+	free(len);
+	spec[strlen(path) + 3] = '\0';
+	unlink(spec);
+
+	snprintf(spec, sizeof spec, "%s.npy", path);
+	f = fopen(spec, "wb");
+	memcpy(npy, "\x93NUMPY\x01\x00\x76\x00", 10);
+	memset(npy + 10, ' ', 118);
+	memcpy(npy + 10, dict, strlen(dict));
+	npy[127] = '\n';
+	fwrite(npy, 1, 128, f);
+	fwrite((int32_t[]){5, 7}, 4, 2, f);
+	fclose(f);
+	ck_assert_int_eq(mk_lengths_read(spec, 0, &len, &count), MK_OK);
+	ck_assert(count == 2 && len[0] == 5 && len[1] == 7);
+	free(len);
+	unlink(spec);
+}
+END_TEST
+
+static Suite *dataset_suite(void)
+{
+	Suite *s = suite_create("dataset");
+	TCase *t = tcase_create("measure");
+	TCase *p = tcase_create("patterns");
+	TCase *k = tcase_create("keep");
+	TCase *e = tcase_create("errors");
+
+	tcase_add_test(t, test_hand_masks);
+	tcase_add_test(t, test_hand_probabilities);
+	tcase_add_test(t, test_constant_length_is_classic);
+	tcase_add_test(t, test_toeplitz_levels);
+	tcase_add_test(p, test_local2_closed_form);
+	tcase_add_test(p, test_heads_closed_forms);
+	tcase_add_test(p, test_constant_lengths_pattern);
+	tcase_add_test(p, test_pattern_errors);
+	tcase_add_test(k, test_top_p);
+	tcase_add_test(k, test_top_p_matches_sort);
+	tcase_add_test(k, test_threshold);
+	tcase_add_test(e, test_bad_shapes);
+	tcase_add_test(e, test_bad_types);
+	tcase_add_test(e, test_bad_lengths);
+	tcase_add_test(e, test_bad_datasets);
+	tcase_add_test(e, test_truncated);
+	tcase_add_test(e, test_rule_mismatch);
+	tcase_add_test(e, test_bad_values);
+	tcase_add_test(e, test_lengths_files);
+	suite_add_tcase(s, t);
+	suite_add_tcase(s, p);
+	suite_add_tcase(s, k);
+	suite_add_tcase(s, e);
+	return s;
+}
+
+int main(void)
+{
+	return mk_test_main(dataset_suite());
+}

@@ -1,0 +1,3 @@
+# a negative length
+cp "$(dirname "$0")/../fixtures/axis.h5" f.h5 || exit 1
+"$MASKKIT" axis f.h5 --lengths /bad/len_neg

@@ -1,0 +1,3 @@
+# a local pattern that does not parse
+cp "$(dirname "$0")/../fixtures/axis.h5" f.h5 || exit 1
+"$MASKKIT" axis f.h5 --with "local(w="

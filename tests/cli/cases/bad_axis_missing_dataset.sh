@@ -1,0 +1,3 @@
+# no row indicators under the default names
+cp "$(dirname "$0")/../fixtures/axis.h5" f.h5 || exit 1
+"$MASKKIT" axis f.h5 --rows probs/nothing

@@ -1,0 +1,2 @@
+# no such file
+"$MASKKIT" axis nothere.h5

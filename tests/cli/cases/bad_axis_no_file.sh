@@ -1,0 +1,2 @@
+# no operand
+"$MASKKIT" axis --json

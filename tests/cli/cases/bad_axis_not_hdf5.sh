@@ -1,0 +1,3 @@
+# a text file
+echo "not hdf5" > t.h5
+"$MASKKIT" axis t.h5

@@ -1,0 +1,3 @@
+# -o needs --sample
+cp "$(dirname "$0")/../fixtures/axis.h5" f.h5 || exit 1
+"$MASKKIT" axis f.h5 -o m.h5

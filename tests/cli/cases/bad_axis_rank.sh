@@ -1,0 +1,3 @@
+# row indicators of rank 1
+cp "$(dirname "$0")/../fixtures/axis.h5" f.h5 || exit 1
+"$MASKKIT" axis f.h5 --rows bad/rank1

@@ -1,0 +1,2 @@
+printf "12\n7x\n" > len.txt
+"$MASKKIT" measure local2 --lengths len.txt

@@ -1,0 +1,1 @@
+"$MASKKIT" measure local2 --by sample

@@ -1,0 +1,3 @@
+# --gumbel samples: a target sparsity makes no sense with it
+. "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/../npy.sh"
+npy p.npy '<f4' '(4, 4)' 64; printf 'p.npy\nkeep.list\n' > keep.list; bad_input m.h5 "$MASKKIT" prune p.npy --gumbel --sparsity 0.5 -o m.h5

@@ -1,0 +1,3 @@
+# several levels need '{}' in -o, checked before any work
+. "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/../npy.sh"
+npy p.npy '<f4' '(4, 4)' 64; printf 'p.npy\nkeep.list\n' > keep.list; bad_input m.h5 "$MASKKIT" prune p.npy --sparsity 0.1..0.9 -o m.h5
