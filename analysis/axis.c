@@ -348,8 +348,9 @@ int mk_axis_write(const char *path, const mk_axis_opts *o, int64_t sample, const
 	snprintf(expr, sizeof expr, "axis(file=%s, rows=%s, cols=%s, sample=%" PRId64 ")%s%s",
 		 path, s.ind[0].name, s.ind[1].name, sample, w.cur ? " + " : "",
 		 w.cur ? mk_expr_text(s.pats[w.len].e) : "");
-	ret = mk_write_stack_h5(out, &(mk_stack){.layers = s.rank == 4 ? s.layers : 0,
-						 .heads = s.rank == 4 ? s.heads : s.layers,
+	/* always [layers, heads, N, N], so that measure reads layers as layers */
+	ret = mk_write_stack_h5(out, &(mk_stack){.layers = s.layers,
+						 .heads = s.rank == 4 ? s.heads : 1,
 						 .n = w.len, .row = axis_write_row, .ctx = &w,
 						 .expr = expr});
 out:

@@ -129,6 +129,8 @@ static int measure_parse(int argc, char **argv, measure_opts *o)
 		return cli_usage(&mk_cmd_measure, "-o, --format and --block are for gen and compose");
 	if (optind >= argc && !o->data.heads_file)
 		return cli_usage(&mk_cmd_measure, "missing EXPR");
+	if (o->ntiles && cli_data_mode(optind < argc ? argv[optind] : NULL, &o->data))
+		return cli_usage(&mk_cmd_measure, "--tile is for single masks, not data sets");
 	if (o->ntiles == 0) {
 		o->tiles[0] = 64;
 		o->tiles[1] = 128;
@@ -224,12 +226,15 @@ const struct mk_cmd mk_cmd_measure = {
 "  classic   the same over the whole stored N x N, as if every sample were N\n"
 "            long (for patterns: the pattern at N = the longest sample or --n);\n"
 "  and with --by the mean per layer, per (layer, head) with whether every\n"
-"  sample's block is Toeplitz, or per sample.  Attention probabilities count\n"
-"  where p >= T (--threshold), or per row the fewest keys whose mass reaches\n"
-"  P times the row's mass over its real keys (--top-p; ties do not change the\n"
-"  count).  With an expression and --lengths, the pattern is measured at each\n"
-"  sample's own length; --heads-file gives one expression per head (a JSON\n"
-"  list) or per layer and head (a list of lists).\n"
+"  sample's block is Toeplitz (yes, interior: away from the first and last\n"
+"  rows and columns, no; '-' under --top-p), or per sample.  Attention\n"
+"  probabilities count where p >= T (--threshold), or per row the fewest keys\n"
+"  whose mass reaches P times the row's mass over its real keys (--top-p;\n"
+"  ties do not change the count); NaN and infinities are an error in real\n"
+"  cells and read as 0 in padding.  With an expression and --lengths, the\n"
+"  pattern is measured at each sample's own length; --heads-file gives one\n"
+"  expression per head (a JSON list) or per layer and head (a list of lists),\n"
+"  head k binding random terms with seed + k as gen --heads-file does.\n"
 "\n"
 "options:\n"
 "  -n, --n N            sequence length (taken from mask files when omitted;\n"

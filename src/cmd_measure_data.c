@@ -22,6 +22,7 @@ typedef struct data_source {
 	const char *rule;     /* the keep rule, as text */
 	char rule_text[64];
 	bool file;            /* a data file (else patterns) */
+	bool no_toeplitz;     /* not checked (top-p keeps per row) */
 } data_source;
 
 static int data_double(const char *s, const char *opt, double *out)
@@ -93,6 +94,25 @@ static size_t data_h5_file(const char *arg)
 
 static bool data_is_h5(const char *arg) { return data_h5_file(arg) > 0; }
 
+/* An operand named like an HDF5 file that is not there: MK_EIO, rather than
+ * reading it as a pattern expression. */
+static int data_missing_h5(const char *arg)
+{
+	const char *ext = strstr(arg, ".h5") ? strstr(arg, ".h5") : strstr(arg, ".hdf5");
+	size_t len = ext ? (size_t)(ext - arg) + (ext[1] == 'h' && ext[2] == '5' ? 3 : 5) : 0;
+	struct stat st;
+	char file[1024];
+
+	if (!ext || (arg[len] && arg[len] != ':') || len >= sizeof file)
+		return MK_OK;
+	memcpy(file, arg, len);
+	file[len] = '\0';
+	if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
+		return MK_OK;
+	return mk_error_set(MK_EIO, "'%s': %s", file, stat(file, &st) ? strerror(errno)
+			    : "not a regular file");
+}
+
 bool cli_data_mode(const char *arg, const cli_data_opts *o)
 {
 	mk_dataset *d = NULL;
@@ -104,7 +124,8 @@ bool cli_data_mode(const char *arg, const cli_data_opts *o)
 		return false;
 	if (arg[data_h5_file(arg)])
 		return true; /* FILE.h5:/dataset */
-	if (mk_dataset_open(arg, NULL, &d) != MK_OK)
+	/* a look at the shape only: nothing is allocated, no memory cap applies */
+	if (mk_dataset_open(arg, &(mk_dataset_opts){.max_memory = UINT64_MAX}, &d) != MK_OK)
 		return true; /* its error is the data set's */
 	/* a plain 2-D mask keeps the single-mask report (structure, tiles) */
 	deep = mk_dataset_get_info(d)->rank > 2 || mk_dataset_get_info(d)->lengths_name;
@@ -163,6 +184,7 @@ static int data_file(const char *path, const cli_data_opts *o, const cli_mask_op
 	snprintf(src->lengths, sizeof src->lengths, "%s", in->lengths_name ? in->lengths_name : "");
 	src->file = true;
 	data_rule_text(&o->keep, src);
+	src->no_toeplitz = o->keep.rule == MK_KEEP_TOP_P;
 	if (ret == MK_OK)
 		ret = mk_dataset_measure(d, &o->keep, m->progress && isatty(2) ? data_progress : NULL,
 					 NULL, r);
@@ -199,7 +221,7 @@ static int data_patterns(const char *expr, const cli_data_opts *o, const cli_mas
 			 " heads of patterns)", o->heads_file, layers ? layers : 1, heads);
 	else
 		snprintf(src->describe, sizeof src->describe, "%s", expr);
-	snprintf(src->lengths, sizeof src->lengths, "%s", o->lengths ? o->lengths : "--n");
+	snprintf(src->lengths, sizeof src->lengths, "%s", o->lengths ? o->lengths : "");
 	src->rule = "the pattern at each sample's length";
 	cli_heads_free(exprs, (size_t)((layers ? layers : 1) * heads));
 	free(len);
@@ -221,8 +243,10 @@ static void data_length_stats(const mk_ds_measure *r, int64_t *lo, double *mean,
 	*mean = sum / (double)r->samples;
 }
 
-static const char *data_toeplitz(uint8_t level)
+static const char *data_toeplitz(const data_source *src, uint8_t level)
 {
+	if (src->no_toeplitz)
+		return "-";
 	return level == MK_TOEPLITZ_YES ? "yes" : level == MK_TOEPLITZ_INTERIOR ? "interior" : "no";
 }
 
@@ -263,7 +287,7 @@ static void data_print(const mk_ds_measure *r, const data_source *src, char by, 
 		for (int64_t a = 0; a < r->layers * r->heads; a++)
 			printf(csv ? "%" PRId64 "%s%" PRId64 "%s%.9g%s%s\n"
 				   : "%5" PRId64 "%s%5" PRId64 "%s%.6f%s%s\n", a / r->heads, sep,
-			       a % r->heads, sep, r->by_head[a], sep, data_toeplitz(r->toeplitz[a]));
+			       a % r->heads, sep, r->by_head[a], sep, data_toeplitz(src, r->toeplitz[a]));
 	} else if (by == 's') {
 		printf(csv ? "sample%slength%ssparsity\n" : "sample%s length%s  sparsity\n", sep, sep);
 		for (int64_t i = 0; i < r->samples; i++)
@@ -298,7 +322,10 @@ static cJSON *data_json(const mk_ds_measure *r, const data_source *src)
 		cJSON_AddNumberToObject(x, "layer", (double)(a / r->heads));
 		cJSON_AddNumberToObject(x, "head", (double)(a % r->heads));
 		cJSON_AddNumberToObject(x, "sparsity", r->by_head[a]);
-		cJSON_AddStringToObject(x, "toeplitz", data_toeplitz(r->toeplitz[a]));
+		if (src->no_toeplitz)
+			cJSON_AddNullToObject(x, "toeplitz");
+		else
+			cJSON_AddStringToObject(x, "toeplitz", data_toeplitz(src, r->toeplitz[a]));
 		cJSON_AddItemToArray(heads, x);
 	}
 	cJSON_AddItemToObject(o, "by_sample", cJSON_CreateDoubleArray(r->by_sample,
@@ -314,16 +341,14 @@ static cJSON *data_json(const mk_ds_measure *r, const data_source *src)
 static int data_emit(const mk_ds_measure *r, const data_source *src, const cli_data_opts *o,
 		     bool json)
 {
-	int ret = MK_OK;
+	int ret;
 
-	if (json)
-		ret = cli_json_out(data_json(r, src));
-	else
-		data_print(r, src, o->by, o->csv);
-	if (ret)
+	/* the picture first: when it fails, nothing has been printed */
+	if (o->png && (ret = mk_png_heat(o->png, r->by_head, r->layers, r->heads)))
 		return ret;
-	if (o->png)
-		return mk_png_heat(o->png, r->by_head, r->layers, r->heads);
+	if (json)
+		return cli_json_out(data_json(r, src));
+	data_print(r, src, o->by, o->csv);
 	return MK_OK;
 }
 
@@ -345,6 +370,8 @@ int cli_data_measure(const cli_data_opts *o, const cli_mask_opts *m, bool json, 
 	if (json && o->csv)
 		return cli_usage(&mk_cmd_measure, "give one of --json and --csv");
 	if (o->png && (ret = cli_check_output_dir(o->png)))
+		return cli_fail(ret);
+	if (arg && (ret = data_missing_h5(arg)))
 		return cli_fail(ret);
 	if (arg && data_is_h5(arg))
 		ret = data_file(arg, o, m, &r, &src);

@@ -362,9 +362,9 @@ static int prune_write(const prune_opts *o, const prune_job *j, size_t level)
 		snprintf(expr, sizeof expr, "prune(gumbel, tau=%g, seed=%" PRIu64 ") of %s",
 			 isnan(o->tau) ? 1.0 : o->tau, o->m.bind.seed, o->input);
 	else
-		snprintf(expr, sizeof expr, "prune(%s, sparsity=%s) of %s",
+		snprintf(expr, sizeof expr, "prune(%s, sparsity=%g) of %s",
 			 !o->structured ? "entry" : o->no_border ? "diagonal, no border" : "diagonal",
-			 o->names[level], o->input);
+			 o->levels[level], o->input);
 	return mk_write_stack_h5(o->outputs[level],
 				 &(mk_stack){.layers = 0, .heads = j->t.rank == 3 ? j->heads : 0,
 					     .n = j->n, .row = prune_row, .ctx = &rows,
@@ -405,10 +405,10 @@ static void prune_print_level(const prune_opts *o, const prune_job *j, size_t l)
 		printf("\nwrote %s\n%6s %10s %10s %12s %9s\n", o->outputs[l], "head", "sparsity",
 		       "expected", "kept", "toeplitz");
 	else if (o->structured)
-		printf("\ntarget %s: wrote %s\n%6s %10s %12s %10s %9s\n", o->names[l],
+		printf("\ntarget %g: wrote %s\n%6s %10s %12s %10s %9s\n", o->levels[l],
 		       o->outputs[l], "head", "sparsity", "kept", "diagonals", "toeplitz");
 	else
-		printf("\ntarget %s: wrote %s\n%6s %10s %12s %9s\n", o->names[l], o->outputs[l],
+		printf("\ntarget %g: wrote %s\n%6s %10s %12s %9s\n", o->levels[l], o->outputs[l],
 		       "head", "sparsity", "kept", "toeplitz");
 	for (int64_t h = 0; h < j->heads; h++) {
 		const mk_prune_result *r = &j->res[(size_t)h * j->nout + l];

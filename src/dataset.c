@@ -281,31 +281,43 @@ static int ds_lengths(mk_dataset *d, const char *want)
 
 /* ---- open, read, close --------------------------------------------------- */
 
-static int ds_buffers(mk_dataset *d, uint64_t max_memory)
+/* Checks the sizes; the block buffers are allocated at the first read, so
+ * that opening a file only to look at its shape costs nothing. */
+static int ds_sizes(mk_dataset *d, uint64_t max_memory)
 {
 	const mk_dataset_info *in = &d->info;
-	uint64_t cells, bytes, total;
+	uint64_t cap = max_memory ? max_memory : MK_DEFAULT_MAX_MEMORY, cells, bytes, total;
 	int ret;
 
+	if (in->samples > MK_LENGTHS_MAX || in->layers > MK_LENGTHS_MAX)
+		return mk_error_set(MK_ERANGE, "'%s': dataset '%s' claims %" PRId64 " samples and %"
+				    PRId64 " layers; at most %" PRId64 " each", d->path, d->name,
+				    in->samples, in->layers, MK_LENGTHS_MAX);
 	if ((ret = mk_mul_u64((uint64_t)in->n * (uint64_t)in->n, (uint64_t)in->heads, &cells)) ||
 	    (ret = mk_mul_u64(cells, d->msize + (in->is_float ? 0 : 1), &bytes)) ||
-	    (ret = mk_check_memory(bytes, max_memory ? max_memory : MK_DEFAULT_MAX_MEMORY,
-				   "one (sample, layer) block of the data")))
-		return ret;
-	if ((ret = mk_check_memory((uint64_t)in->samples * 24, max_memory ? max_memory
-				   : MK_DEFAULT_MAX_MEMORY, "the per-sample lengths and results")) ||
-	    (ret = mk_mul_u64(cells, (uint64_t)in->samples * (uint64_t)in->layers, &total)) ||
+	    (ret = mk_check_memory(bytes, cap, "one (sample, layer) block of the data")) ||
+	    (ret = mk_check_memory((uint64_t)in->samples * 24, cap,
+				   "the per-sample lengths and results")) ||
+	    (ret = mk_mul_u64((uint64_t)in->samples, (uint64_t)in->layers, &total)) ||
+	    (ret = mk_mul_u64(total, cells, &total)) ||
 	    (ret = mk_mul_u64(total, d->fsize, &d->info.bytes)))
 		return ret;
-	d->raw = malloc((size_t)(cells * d->msize));
-	d->m = in->is_float ? NULL : malloc((size_t)cells);
-	if (!d->raw || (!in->is_float && !d->m))
-		return mk_error_set(MK_ENOMEM, "out of memory for a %" PRIu64 "-byte block", bytes);
 	if (!d->lengths && !(d->lengths = malloc((size_t)in->samples * sizeof *d->lengths)))
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	if (!d->info.lengths_name)
 		for (int64_t i = 0; i < in->samples; i++)
 			d->lengths[i] = in->n;
+	return MK_OK;
+}
+
+static int ds_buffers(mk_dataset *d, uint64_t cells)
+{
+	if (d->raw)
+		return MK_OK;
+	d->raw = malloc((size_t)cells * d->msize);
+	d->m = d->info.is_float ? NULL : malloc((size_t)cells);
+	if (!d->raw || (!d->info.is_float && !d->m))
+		return mk_error_set(MK_ENOMEM, "out of memory for a %" PRIu64 "-cell block", cells);
 	return MK_OK;
 }
 
@@ -339,7 +351,7 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 	if (ret == MK_OK)
 		ret = ds_lengths(d, o->lengths);
 	if (ret == MK_OK)
-		ret = ds_buffers(d, o->max_memory);
+		ret = ds_sizes(d, o->max_memory);
 	if (ret) {
 		mk_dataset_close(d);
 		return ret;
@@ -385,28 +397,36 @@ static void ds_to_bits(const uint8_t *raw, size_t size, uint64_t cells, uint8_t 
 	}
 }
 
-/* NaN and infinities are an error (they have no place in attention
- * probabilities and would break every count); finds the minimum on the way. */
-static int ds_check_floats(const mk_dataset *d, mk_dataset_block *b, uint64_t cells)
+/* NaN and infinities in a real cell are an error (they have no place in
+ * attention probabilities and would break every count); in padding they
+ * become 0 (a softmax over a fully masked row gives NaN).  Finds the least
+ * real value on the way. */
+static int ds_check_floats(const mk_dataset *d, mk_dataset_block *b)
 {
+	int64_t n = b->n, len = b->len;
 	float lo = 0;
-	uint64_t bad = cells;
-	int64_t n = b->n;
 
-	for (uint64_t c = 0; c < cells; c++) {
-		float x = b->p[c];
-		lo = x < lo ? x : lo;
-		if (!isfinite(x) && bad == cells)
-			bad = c;
-	}
+	for (int64_t h = 0; h < b->heads; h++)
+		for (int64_t i = 0; i < n; i++) {
+			float *row = (float *)d->raw + (h * n + i) * n;
+			int64_t real = i < len ? len : 0;
+			bool finite = true;
+			for (int64_t j = 0; j < real; j++) {
+				lo = row[j] < lo ? row[j] : lo;
+				finite &= isfinite(row[j]) != 0;
+			}
+			for (int64_t j = real; j < n; j++)
+				row[j] = isfinite(row[j]) ? row[j] : 0;
+			for (int64_t j = 0; !finite && j < real; j++)
+				if (!isfinite(row[j]))
+					return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' holds %g at sample "
+							    "%" PRId64 ", layer %" PRId64 ", head %" PRId64
+							    ", row %" PRId64 ", column %" PRId64 " (probabilities"
+							    " must be finite)", d->path, d->name, (double)row[j],
+							    b->sample, b->layer, h, i, j);
+		}
 	b->min = lo;
-	if (bad == cells)
-		return MK_OK;
-	return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' holds %g at sample %" PRId64 ", layer %"
-			    PRId64 ", head %" PRId64 ", row %" PRId64 ", column %" PRId64
-			    " (probabilities must be finite)", d->path, d->name, (double)b->p[bad],
-			    b->sample, b->layer, (int64_t)(bad / (uint64_t)(n * n)),
-			    (int64_t)(bad / (uint64_t)n % (uint64_t)n), (int64_t)(bad % (uint64_t)n));
+	return MK_OK;
 }
 
 int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_block *out)
@@ -416,10 +436,13 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 	hid_t fspace, mspace;
 	uint64_t cells = (uint64_t)in->heads * (uint64_t)in->n * (uint64_t)in->n;
 	herr_t st = -1;
+	int ret;
 
 	if (sample < 0 || sample >= in->samples || layer < 0 || layer >= in->layers)
 		return mk_error_set(MK_EINVAL, "block (sample %" PRId64 ", layer %" PRId64 ") is "
 				    "outside the data", sample, layer);
+	if ((ret = ds_buffers(d, cells)))
+		return ret;
 	for (int k = 0; k < in->rank; k++)
 		count[k] = k < in->rank - 2 ? 1 : (hsize_t)in->n;
 	if (d->axis_s >= 0)
@@ -447,7 +470,7 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 				  .n = in->n, .len = d->lengths[sample]};
 	if (in->is_float) {
 		out->p = (const float *)d->raw;
-		return ds_check_floats(d, out, cells);
+		return ds_check_floats(d, out);
 	} else {
 		ds_to_bits(d->raw, d->msize, cells, d->m);
 		out->m = d->m;

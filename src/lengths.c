@@ -4,6 +4,7 @@
  * of integers.
  */
 #include "config.h"
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,10 +125,14 @@ static int len_from_text(const char *path, int64_t **out, int64_t *count)
 			char *end;
 			long long v;
 			tok[k] = '\0';
+			errno = 0;
 			v = strtoll(tok, &end, 10);
 			if (*end || k + 1 >= sizeof tok)
 				ret = mk_error_set(MK_EFORMAT, "'%s': line %" PRId64 ": '%s' is not an "
 						   "integer length", path, line, tok);
+			else if (errno == ERANGE)
+				ret = mk_error_set(MK_EFORMAT, "'%s': line %" PRId64 ": length '%s' is "
+						   "out of range", path, line, tok);
 			else
 				ret = len_push(path, out, count, &cap, (int64_t)v);
 			k = 0;

@@ -48,7 +48,7 @@ typedef struct mk_dataset_block {
 	int64_t sample, layer, heads, n; /* n: the stored N */
 	int64_t len;                     /* this sample's N_i */
 	const float *p;   /* probabilities: heads x n x n (padding included), else NULL */
-	float min;        /* the smallest probability (0 for masks) */
+	float min;        /* the smallest real probability, or 0 (and 0 for masks) */
 	const uint8_t *m; /* masks: heads x n x n, 0 or 1, else NULL */
 } mk_dataset_block;
 
@@ -67,8 +67,10 @@ const mk_dataset_info *mk_dataset_get_info(const mk_dataset *d);
 /* samples entries: each sample's N_i (N when there are no lengths). */
 const int64_t *mk_dataset_lengths(const mk_dataset *d);
 /* Reads block (sample, layer); MK_EFORMAT when the file cannot be read
- * there (a truncated file) or a probability is NaN or infinite (naming the
- * first such cell), MK_EINVAL for indices out of range. */
+ * there (a truncated file) or a probability among the sample's real N_i x N_i
+ * cells is NaN or infinite (naming the first such cell; in padding they read
+ * as 0), MK_EINVAL for indices out of range.  The block's buffers are
+ * allocated at the first read. */
 int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_block *out);
 
 /* Reads sample lengths from "FILE.h5" (dataset "lengths", else the only 1-D
@@ -358,9 +360,8 @@ int mk_axis_measure(const char *path, const mk_axis_opts *o, mk_axis_result *out
 void mk_axis_result_free(mk_axis_result *r);
 
 /* Writes sample k's masks B (the axis part OR the local pattern), each
- * len x len, with mk_write_stack_h5: [1, len, len] for indicators [samples,
- * N], [layers, len, len] for [samples, layers, N], [layers, heads, len, len]
- * for [samples, layers, heads, N].  Errors as mk_axis_measure's, and
+ * len x len, with mk_write_stack_h5 as [layers, heads, len, len] (layers
+ * and heads 1 where the indicators lack those axes).  Errors as mk_axis_measure's, and
  * MK_EINVAL for k outside the samples. */
 int mk_axis_write(const char *path, const mk_axis_opts *o, int64_t sample, const char *out);
 

@@ -571,6 +571,66 @@ START_TEST(test_bad_values)
 }
 END_TEST
 
+/* Padding is not data: NaN there (a softmax over a fully masked row) reads
+ * as 0, and negative values there do not stop top-p. */
+START_TEST(test_padding_values)
+{
+	char path[256];
+	double v[2 * 3 * 3] = {0}, len[2] = {3, 2};
+	hsize_t dims[3] = {2, 3, 3}, nlen = 2;
+	mk_ds_measure r;
+	mk_dataset *d;
+	mk_keep top = {MK_KEEP_TOP_P, 0.5};
+	hid_t f;
+
+	for (int c = 0; c < 18; c++)
+		v[c] = 0.25;
+	v[9 + 2 * 3 + 0] = NAN; /* sample 1 (length 2): row 2 is padding */
+	v[9 + 0 * 3 + 2] = -1;  /* column 2 too */
+	h5t_tmpname(path, sizeof path, "ds-pad");
+	f = h5t_create(path);
+	h5t_write(f, "attentions", 3, dims, H5T_IEEE_F32LE, v);
+	h5t_write(f, "lengths", 1, &nlen, H5T_STD_I32LE, len);
+	H5Fclose(f);
+	{
+		mk_dataset_opts s = {.axes = "s"};
+		ck_assert_int_eq(mk_dataset_open(path, &s, &d), MK_OK);
+	}
+	ck_assert_int_eq(mk_dataset_measure(d, &top, NULL, NULL, &r), MK_OK);
+	/* uniform rows keep half their keys, rounded up: 2 of 3, 1 of 2 */
+	ck_assert_double_eq_tol(r.by_sample[0], 1 - 6.0 / 9, 1e-15);
+	ck_assert_double_eq_tol(r.by_sample[1], 1 - 2.0 / 4, 1e-15);
+	mk_ds_measure_free(&r);
+	mk_dataset_close(d);
+	unlink(path);
+}
+END_TEST
+
+/* A file may claim any shape: the sizes are checked before anything is
+ * allocated (2^61 samples once wrapped a size to 0). */
+START_TEST(test_huge_claims)
+{
+	char path[256];
+	hsize_t dims[3] = {(hsize_t)1 << 61, 1, 1}, chunk[3] = {1, 1, 1};
+	hid_t f, space, dcpl;
+	mk_dataset *d = NULL;
+	mk_dataset_opts s = {.axes = "s"};
+
+	h5t_tmpname(path, sizeof path, "ds-huge");
+	f = h5t_create(path);
+	space = H5Screate_simple(3, dims, NULL);
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_chunk(dcpl, 3, chunk);
+	H5Dclose(H5Dcreate2(f, "masks", H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	H5Fclose(f);
+	ck_assert_int_eq(mk_dataset_open(path, &s, &d), MK_ERANGE);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "claims 2305843009213693952 samples"));
+	unlink(path);
+}
+END_TEST
+
 /* ---- lengths files ------------------------------------------------------- */
 
 START_TEST(test_lengths_files)
@@ -662,6 +722,8 @@ static Suite *dataset_suite(void)
 	tcase_add_test(e, test_truncated);
 	tcase_add_test(e, test_rule_mismatch);
 	tcase_add_test(e, test_bad_values);
+	tcase_add_test(e, test_padding_values);
+	tcase_add_test(e, test_huge_claims);
 	tcase_add_test(e, test_lengths_files);
 	suite_add_tcase(s, t);
 	suite_add_tcase(s, p);

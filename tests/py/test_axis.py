@@ -193,15 +193,17 @@ def check_write(tmp):
         want = np.array([[dense_mask(rows[k, l, h, :m], cols[k, l, h, :m], 2)
                           for h in range(heads)] for l in range(layers)])
         check(got.shape == want.shape and (got == want).all(), f"-o sample {k}: cells")
-    # rank 3: [layers, len, len]
+    # rank 3: [layers, 1, len, len], so that measure reads layers as layers
     with h5py.File(path, "w") as f:
         f["rows"], f["cols"] = rows[:, :, 0], cols[:, :, 0]
     out = os.path.join(tmp, "masks_r3.h5")
     run(path, "-o", out, "--sample", "1", "--with", "none")
     with h5py.File(out, "r") as f:
         got = f["mask"][()]
-    want = np.array([dense_mask(rows[1, l, 0], cols[1, l, 0], None) for l in range(layers)])
+    want = np.array([[dense_mask(rows[1, l, 0], cols[1, l, 0], None)] for l in range(layers)])
     check(got.shape == want.shape and (got == want).all(), "-o rank 3, no local: cells")
+    got = checks.run_json("measure", out)
+    check(got["layers"] == layers and got["heads"] == 1, "measure reads the -o stack by layer")
 
 
 def main():

@@ -1,0 +1,1 @@
+"$MASKKIT" measure missing.h5 --by layer

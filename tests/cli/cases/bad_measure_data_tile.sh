@@ -1,0 +1,2 @@
+. "$(dirname "$0")/../lib.sh"; data_fixture hand d.h5
+"$MASKKIT" measure d.h5 --tile 32
