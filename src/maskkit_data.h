@@ -365,4 +365,59 @@ void mk_axis_result_free(mk_axis_result *r);
  * MK_EINVAL for k outside the samples. */
 int mk_axis_write(const char *path, const mk_axis_opts *o, int64_t sample, const char *out);
 
+/* ---- explaining away: toy models (analysis/explain_toy.c) ---------------- */
+
+/*
+ * The toy models of Ding et al., "Attention that does not Explain Away":
+ * attention with Q = K = I on points x_i, scores s_ij = -|x_i - x_j|^2 / 2,
+ * every point updated at once to x_i <- sum_j pi_ij x_j.  UNAS (dnas = 0):
+ * pi_ij = softmax over j of s_ij.  DNAS (dnas != 0): xi_ij = exp(s_ij) /
+ * sum_i exp(s_ij) (each key normalised over the queries), then pi_ij =
+ * xi_ij / sum_j xi_ij.
+ */
+
+#define MK_TOY_DISTANCE_MAX 100000  /* n0 + n1 at most (the step is O(n^2)) */
+
+/*
+ * The paper's closed form for the centre distance c0 - c1 after one step,
+ * where cluster 0 holds N0 points at +a, cluster 1 holds N1 points at -a,
+ * r = N0 / N1 and s = exp(-2a^2):
+ *   UNAS: 2r(1 - s^2)a / ((1 + rs)(r + s)),
+ *   DNAS: 2qr(1 - s^2)a / ((q + rs)(r + sq)) with q = (r + s) / (rs + 1).
+ * Both are unchanged by r -> 1/r and agree at r = 1 (q = 1).  NaN unless
+ * r > 0 and r and a are finite.
+ */
+double mk_toy_distance_closed(int dnas, double r, double a);
+
+/* Simulates that step on the n0 + n1 points themselves and sets *out to
+ * the mean of cluster 0's new positions minus cluster 1's.  MK_EINVAL for
+ * n0 or n1 below 1 or a not finite, MK_ERANGE above MK_TOY_DISTANCE_MAX
+ * points, MK_ENOMEM. */
+int mk_toy_distance_step(int dnas, int64_t n0, int64_t n1, double a, double *out);
+
+#define MK_TOY_COLLAPSE_POINTS 550   /* 500 around (1.8, 0.7), then 50 around (-1, -1) */
+#define MK_TOY_COLLAPSE_STEPS_MAX 1000
+/* The seed the tests check.  With it DNAS keeps 2 clusters from step 3 on
+ * (2 at step 4 for 19 of seeds 0..19; seed 17 has 3 until step 5), while
+ * UNAS merges the 500 points into one within 4 steps but takes until step
+ * 7 to absorb the 50 (steps 5-7 for seeds 0..19, never 4: after 4 steps
+ * they are strung out toward the large mode, 42-49 clusters at 1e-3). */
+#define MK_TOY_COLLAPSE_SEED 0
+
+/*
+ * The mode-collapse toy (the paper's Fig. 6): draws the points from
+ * Gaussians of covariance 0.1 I with maskkit's generator keyed by seed,
+ * then applies `steps` attention steps.  points receives (steps + 1) x
+ * MK_TOY_COLLAPSE_POINTS x 2 doubles (the start, then each step) and
+ * clusters[t] the number of clusters after step t (mk_toy_clusters with
+ * tol 1e-3).  MK_EINVAL for steps outside [0, MK_TOY_COLLAPSE_STEPS_MAX],
+ * MK_ENOMEM.
+ */
+int mk_toy_collapse(int dnas, uint64_t seed, int steps, double *points, int64_t *clusters);
+
+/* The number of connected components of n points (dim coordinates each)
+ * linked when within Euclidean distance tol (single linkage, O(n^2));
+ * MK_ENOMEM (negative) when out of memory. */
+int64_t mk_toy_clusters(const double *points, int64_t n, int dim, double tol);
+
 #endif /* MASKKIT_DATA_H */
