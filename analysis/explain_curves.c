@@ -1,0 +1,3 @@
+/* placeholder */
+#include "config.h"
+typedef int mk_placeholder_explain_curves;
