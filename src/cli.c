@@ -301,3 +301,27 @@ int cli_check_output_dir(const char *path)
 				    strerror(errno));
 	return MK_OK;
 }
+
+/* Sizes from the mask's files are compared with the tensors' n first, so
+ * that a mismatch names the tensors, not --n. */
+int cli_bind_mask(const char *spec, const mk_bind_opts *bind, int64_t n, mk_expr **e)
+{
+	mk_bind_opts b = *bind;
+	int ret;
+
+	if ((ret = cli_operand(spec, e)))
+		return ret;
+	b.n = 0;
+	if (mk_expr_bind(*e, &b) == MK_OK) {
+		if (mk_expr_n(*e) != n)
+			return mk_error_set(MK_EINVAL, "the mask '%s' has n = %" PRId64 " but the "
+					    "tensors have n = %" PRId64, spec, mk_expr_n(*e), n);
+		return MK_OK;
+	}
+	mk_expr_free(*e);
+	*e = NULL;
+	if ((ret = cli_operand(spec, e)))
+		return ret;
+	b.n = n;
+	return mk_expr_bind(*e, &b);
+}

@@ -82,6 +82,9 @@ int cli_output_name(const char *pattern, const char *input, char **out);
 /* MK_EIO unless path's directory exists and is writable: for outputs
  * written only after long work, checked before it starts. */
 int cli_check_output_dir(const char *path);
+/* A --mask expression (or file) bound at the tensors' n: MK_EINVAL when
+ * its files fix another n. */
+int cli_bind_mask(const char *spec, const mk_bind_opts *bind, int64_t n, mk_expr **e);
 /* Reads a --heads-file (cli_heads.c): a JSON list of expressions, one per
  * head, or a list of such lists, one per layer, all of one length.  *layers
  * is 0 for a flat list; *exprs holds max(layers, 1) * heads malloc'd strings

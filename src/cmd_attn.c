@@ -153,30 +153,6 @@ static void attn_shape(const mk_tensor *q, mk_attn_shape *s)
 	s->d = q->dims[r - 1];
 }
 
-/* The --mask expression for n: sizes from its files are compared with the
- * tensors' n first, so that a mismatch names the tensors, not --n. */
-static int attn_bind(const attn_opts *o, int64_t n, mk_expr **e)
-{
-	mk_bind_opts b = o->m.bind;
-	int ret;
-
-	if ((ret = cli_operand(o->mask, e)))
-		return ret;
-	b.n = 0;
-	if (mk_expr_bind(*e, &b) == MK_OK) {
-		if (mk_expr_n(*e) != n)
-			return mk_error_set(MK_EINVAL, "the mask '%s' has n = %" PRId64 " but the "
-					    "tensors have n = %" PRId64, o->mask, mk_expr_n(*e), n);
-		return MK_OK;
-	}
-	mk_expr_free(*e);
-	*e = NULL;
-	if ((ret = cli_operand(o->mask, e)))
-		return ret;
-	b.n = n;
-	return mk_expr_bind(*e, &b);
-}
-
 static int attn_full_mask(int64_t n, uint64_t max_memory, mk_mask **m)
 {
 	int ret = mk_mask_new(n, max_memory, m);
@@ -190,7 +166,7 @@ static int attn_mask(const attn_opts *o, attn_job *j)
 	int64_t n = j->shape.n;
 	int ret;
 
-	if (o->mask && ((ret = attn_bind(o, n, &j->expr)) ||
+	if (o->mask && ((ret = cli_bind_mask(o->mask, &o->m.bind, n, &j->expr)) ||
 			(ret = mk_expr_to_mask(j->expr, &j->mask))))
 		return ret;
 	if (o->kernel == MK_KERNEL_DENSE) {

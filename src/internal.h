@@ -22,6 +22,8 @@ void mk_rng_seed(mk_rng *r, uint64_t seed, uint64_t tag, uint64_t index);
 uint64_t mk_rng_next(mk_rng *r);
 /* Uniform in [0, bound), unbiased (Lemire's multiply-and-reject), bound > 0. */
 uint64_t mk_rng_below(mk_rng *r, uint64_t bound);
+/* Two independent standard normals (Box-Muller on uniforms in (0, 1)). */
+void mk_rng_normal2(mk_rng *r, double z[2]);
 
 /* dst[k] |= (src shifted up by r bits)[k] for k in [k0, k1), 0 < r < 64,
  * carrying src[k-1]'s top bits into word k (bits.c, vectorised). */

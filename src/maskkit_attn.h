@@ -102,6 +102,71 @@ int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *
 		const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		const mk_attn_layout *mask, float *o, mk_attn_stats *st);
 
+/* Column sums of the normalised attention on one (batch, head) slice, for
+ * "explaining away" (src/attn/colsum.c): logcol[j] = ln sum_i pi_ij over the
+ * mask's entries (NULL: every entry), -inf for a column with no entry.  q
+ * and k are n x d, scores q.k / sqrt(d).  pi is never formed: the CPU
+ * kernels' passes stream over the queries (O(n) memory).  For sinkhorn:K
+ * (and dnas, K = 1) trace, when not NULL, gets one entry per round. */
+typedef struct mk_sinkhorn_step {
+	/* max and mean of |sum_j pi_ij - 1| over rows with an entry, after the
+	 * round's column scaling (the columns then sum to 1) */
+	double row_max, row_mean;
+	/* the same for column sums, after the round's row scaling */
+	double col_max, col_mean;
+} mk_sinkhorn_step;
+int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, const float *k,
+		    const mk_attn_layout *mask, double *logcol, mk_sinkhorn_step *trace);
+
+/* ---- explaining away (analysis/explain.c) -------------------------------- */
+
+/* Per normalisation and head, how the keys' column sums are spread: the
+ * statistics `maskkit explain` prints (Ding et al.'s Fig. 1). */
+#define MK_EXPLAIN_EPS 1e-8
+#define MK_EXPLAIN_BINS_MAX 10000
+
+typedef struct mk_explain_stat {
+	int64_t keys;   /* columns with an entry */
+	int64_t empty;  /* columns with none: no query may attend to the key */
+	int64_t away;   /* keys explained away: column sum below eps */
+	double min, q1, median, q3, max; /* log10 column sums over the keys (numpy's
+					  * linear quantiles); NaN without keys */
+} mk_explain_stat;
+
+typedef struct mk_explain_opts {
+	const mk_norm *norms;
+	size_t nnorms;
+	double eps;      /* in (0, 1] */
+	int bins;        /* histogram bins, 1..MK_EXPLAIN_BINS_MAX */
+	int trace;       /* sinkhorn rounds traced per head, 0 = none */
+	uint64_t max_memory;
+	/* called before each (normalisation, head); may be NULL */
+	void (*progress)(int64_t done, int64_t total, void *arg);
+	void *arg;
+} mk_explain_opts;
+
+typedef struct mk_explain {
+	int64_t heads, n;
+	size_t nnorms;
+	double *log10;         /* nnorms x heads x n column sums, -inf: empty column */
+	mk_explain_stat *stat; /* nnorms x (heads + 1): each head, then all together */
+	/* the histogram of every head's finite log10 column sums per
+	 * normalisation: bin b covers [lo + b width, lo + (b + 1) width) */
+	int bins;
+	double lo, width;
+	int64_t *hist;         /* nnorms x bins */
+	int trace;
+	mk_sinkhorn_step *steps; /* heads x trace */
+} mk_explain;
+
+/* Column sums for every normalisation and head of q, k ([heads, n, d],
+ * row-major), restricted to mask (NULL: every entry).  MK_EINVAL for bad
+ * options or n < 2, MK_ERANGE beyond max_memory or when the scores
+ * overflow, MK_ENOMEM. */
+int mk_explain_run(const mk_explain_opts *o, int64_t heads, int64_t n, int64_t d,
+		   const float *q, const float *k, const mk_attn_layout *mask, mk_explain *out);
+void mk_explain_free(mk_explain *e); /* frees the arrays, zeroes *e; NULL-safe */
+
 /* ---- tensors (tensor.c) --------------------------------------------------- */
 
 /* Dense float tensors of rank 2 to 4 in .npy or HDF5 files, as `maskkit
@@ -142,6 +207,26 @@ void mk_tensor_shape_text(const mk_tensor *t, char *buf, size_t cap);
  * ":/dataset" suffix) or MK_FMT_NONE. */
 mk_format mk_tensor_format(const char *spec);
 const char *mk_dtype_name(mk_dtype d); /* "float32", "float64" */
+
+/* Queries and keys for `maskkit explain` (src/explain_input.c): float32
+ * [heads, S, d] each. */
+typedef struct mk_qk {
+	mk_tensor q, k;
+	int64_t heads, n, d;
+} mk_qk;
+/* Takes q and k of one shape ([S, d], [heads, S, d] or [batch, heads, S,
+ * d], leading axes flattened into heads); they are released either way.
+ * MK_EINVAL naming both shapes when they differ. */
+int mk_qk_adopt(mk_tensor *q, mk_tensor *k, mk_qk *out);
+/* "FILE.h5" or "FILE.h5:/group" holding q and k, or a layer's input x
+ * [S, D] with projections wq, wk ([heads d, D], PyTorch's Linear; [D, heads
+ * d] when tf) and optional biases bq, bk [heads d], projected for `heads`
+ * heads (needed then; else 0, or the count q and k hold). */
+int mk_qk_read(const char *spec, int64_t heads, bool tf, uint64_t max_memory, mk_qk *out);
+/* Entries drawn from N(0, scale^2), a stream per (tensor, head). */
+int mk_qk_random(int64_t heads, int64_t n, int64_t d, double scale, uint64_t seed,
+		 uint64_t max_memory, mk_qk *out);
+void mk_qk_free(mk_qk *x); /* NULL-safe */
 
 /* ---- sweeps (analysis/sweep.c) -------------------------------------------- */
 

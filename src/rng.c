@@ -5,6 +5,7 @@
  * and the same seed gives the same mask on every machine.
  */
 #include "config.h"
+#include <math.h>
 #include "internal.h"
 
 uint64_t mk_splitmix64(uint64_t *state)
@@ -56,4 +57,16 @@ uint64_t mk_rng_below(mk_rng *r, uint64_t bound)
 		}
 	}
 	return (uint64_t)(m >> 64);
+}
+
+/* The uniforms lie in (0, 1), never 0, so log(u1) is finite. */
+void mk_rng_normal2(mk_rng *r, double z[2])
+{
+	const double two_pi = 6.28318530717958647692; /* M_PI is POSIX's, not C11's */
+	double u1 = ((double)(mk_rng_next(r) >> 11) + 0.5) * 0x1p-53;
+	double u2 = ((double)(mk_rng_next(r) >> 11) + 0.5) * 0x1p-53;
+	double rad = sqrt(-2 * log(u1));
+
+	z[0] = rad * cos(two_pi * u2);
+	z[1] = rad * sin(two_pi * u2);
 }

@@ -1,0 +1,280 @@
+/*
+ * Queries and keys for `maskkit explain`: from an HDF5 group holding q and
+ * k, or a layer's input x with its projections wq, wk (and biases bq, bk),
+ * from two tensor files, or Gaussian at random.  Whatever the source, the
+ * result is float32 [heads, S, d] for both.
+ */
+#include "config.h"
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "h5util.h"
+
+#define QK_TAG_RANDOM 0x716b726eULL /* "qkrn" */
+
+void mk_qk_free(mk_qk *x)
+{
+	if (!x)
+		return;
+	mk_tensor_release(&x->q);
+	mk_tensor_release(&x->k);
+	memset(x, 0, sizeof *x);
+}
+
+static void qk_shape(const mk_tensor *t, char *buf, size_t cap)
+{
+	mk_tensor_shape_text(t, buf, cap);
+}
+
+/* Takes q and k ([S, d], [heads, S, d] or [batch, heads, S, d], the
+ * leading axes flattened into heads), refusing different shapes. */
+int mk_qk_adopt(mk_tensor *q, mk_tensor *k, mk_qk *out)
+{
+	char a[96], b[96];
+	int r = q->rank;
+
+	memset(out, 0, sizeof *out);
+	if (q->rank != k->rank || memcmp(q->dims, k->dims, (size_t)r * sizeof q->dims[0])) {
+		qk_shape(q, a, sizeof a);
+		qk_shape(k, b, sizeof b);
+		mk_tensor_release(q);
+		mk_tensor_release(k);
+		return mk_error_set(MK_EINVAL, "Q and K differ in shape: Q is %s, K is %s "
+				    "(both must be [S, d] or [heads, S, d])", a, b);
+	}
+	out->q = *q;
+	out->k = *k;
+	memset(q, 0, sizeof *q);
+	memset(k, 0, sizeof *k);
+	out->n = out->q.dims[r - 2];
+	out->d = out->q.dims[r - 1];
+	out->heads = 1;
+	for (int a2 = 0; a2 < r - 2; a2++)
+		out->heads *= out->q.dims[a2];
+	return MK_OK;
+}
+
+int mk_qk_random(int64_t heads, int64_t n, int64_t d, double scale, uint64_t seed,
+		 uint64_t max_memory, mk_qk *out)
+{
+	int64_t dims[3] = {heads, n, d};
+	mk_tensor q = {0}, k = {0};
+	int ret;
+
+	memset(out, 0, sizeof *out);
+	if (!(scale > 0) || !isfinite(scale))
+		return mk_error_set(MK_EINVAL, "the scale of random Q and K must be positive and "
+				    "finite, got %g", scale);
+	if ((ret = mk_tensor_new(3, dims, MK_DTYPE_F32, max_memory, "random Q", &q)) ||
+	    (ret = mk_tensor_new(3, dims, MK_DTYPE_F32, max_memory, "random K", &k))) {
+		mk_tensor_release(&q);
+		return ret;
+	}
+	/* a stream per (tensor, head), so that head h does not depend on H */
+	for (int64_t h = 0; h < heads; h++)
+		for (int t = 0; t < 2; t++) {
+			float *p = (t ? k.data : q.data) + (size_t)(h * n * d);
+			mk_rng g;
+			mk_rng_seed(&g, seed, QK_TAG_RANDOM, (uint64_t)(2 * h + t));
+			for (int64_t e = 0; e < n * d; e += 2) {
+				double z[2];
+				mk_rng_normal2(&g, z);
+				p[e] = (float)(scale * z[0]);
+				if (e + 1 < n * d)
+					p[e + 1] = (float)(scale * z[1]);
+			}
+		}
+	return mk_qk_adopt(&q, &k, out);
+}
+
+/* A 1-D float bias of `want` entries (HDF5 converts any float type). */
+static int qk_read_bias(hid_t file, const char *path, const char *name, int64_t want,
+			float **out)
+{
+	hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), sp = H5I_INVALID_HID, ty = H5I_INVALID_HID;
+	hsize_t dims[2] = {0, 0};
+	int ret = MK_OK;
+
+	*out = NULL;
+	if (ds < 0)
+		return mk_error_set(MK_EFORMAT, "%s: cannot open '%s'", path, name);
+	sp = H5Dget_space(ds);
+	ty = H5Dget_type(ds);
+	if (sp < 0 || ty < 0 || H5Sget_simple_extent_ndims(sp) != 1 ||
+	    H5Sget_simple_extent_dims(sp, dims, NULL) != 1 || dims[0] != (hsize_t)want ||
+	    H5Tget_class(ty) != H5T_FLOAT) {
+		ret = mk_error_set(MK_EFORMAT, "%s: '%s' must be a 1-D float dataset of %lld "
+				   "entries", path, name, (long long)want);
+		goto cleanup;
+	}
+	if (!(*out = malloc((size_t)want * sizeof **out))) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory for '%s'", name);
+		goto cleanup;
+	}
+	if (H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0) {
+		ret = mk_error_set(MK_EFORMAT, "%s: cannot read '%s'", path, name);
+		goto cleanup;
+	}
+	for (int64_t e = 0; e < want; e++)
+		if (!isfinite((*out)[e])) {
+			ret = mk_error_set(MK_EFORMAT, "%s: '%s'[%lld] is not finite", path, name,
+					   (long long)e);
+			break;
+		}
+cleanup:
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	if (ty >= 0)
+		H5Tclose(ty);
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Dclose(ds);
+	return ret;
+}
+
+/* out [heads, S, d] = x [S, D] W^T + b per head: W is [heads d, D] as
+ * PyTorch's Linear stores it, or [D, heads d] (tf) as Keras does. */
+static int qk_project(const mk_tensor *x, const mk_tensor *w, const float *b, int64_t heads,
+		      bool tf, uint64_t max_memory, const char *what, mk_tensor *out)
+{
+	int64_t s = x->dims[0], dm = x->dims[1];
+	int64_t o = tf ? w->dims[1] : w->dims[0], win = tf ? w->dims[0] : w->dims[1], d;
+	mk_tensor tmp = {0};
+	int ret;
+
+	if (x->rank != 2 || w->rank != 2)
+		return mk_error_set(MK_EINVAL, "x and %s must be matrices ([S, D] and %s)", what,
+				    tf ? "[D, heads d]" : "[heads d, D]");
+	if (win != dm)
+		return mk_error_set(MK_EINVAL, "%s has %lld inputs but x has D = %lld (is it "
+				    "stored the other way round? see --linear)", what,
+				    (long long)win, (long long)dm);
+	if (o % heads)
+		return mk_error_set(MK_EINVAL, "%s has %lld outputs, not a multiple of --heads "
+				    "%lld", what, (long long)o, (long long)heads);
+	d = o / heads;
+	if ((ret = mk_tensor_new(2, (int64_t[]){s, o}, MK_DTYPE_F32, max_memory, what, &tmp)) ||
+	    (ret = mk_tensor_new(3, (int64_t[]){heads, s, d}, MK_DTYPE_F32, max_memory, what,
+				 out)))
+		goto cleanup;
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, tf ? CblasNoTrans : CblasTrans, (int)s, (int)o,
+		    (int)dm, 1.0f, x->data, (int)dm, w->data, tf ? (int)o : (int)dm, 0.0f,
+		    tmp.data, (int)o);
+	for (int64_t i = 0; i < s; i++)
+		for (int64_t c = 0; c < o; c++)
+			out->data[((c / d) * s + i) * d + c % d] =
+				tmp.data[i * o + c] + (b ? b[c] : 0.0f);
+cleanup:
+	mk_tensor_release(&tmp);
+	return ret;
+}
+
+/* "FILE.h5:/group" into the file name and the group ("" for the root). */
+static int qk_split(const char *spec, char *path, size_t cap, const char **group)
+{
+	const char *colon = NULL;
+
+	for (const char *p = strstr(spec, ":/"); p; p = strstr(p + 1, ":/"))
+		colon = p;
+	*group = colon ? colon + 1 : "";
+	if ((size_t)(colon ? colon - spec : (ptrdiff_t)strlen(spec)) >= cap)
+		return mk_error_set(MK_EINVAL, "the input name '%s' is too long", spec);
+	snprintf(path, cap, "%.*s", (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
+	return MK_OK;
+}
+
+typedef struct qk_file {
+	const char *path, *group;
+	hid_t h;
+} qk_file;
+
+static bool qk_has(const qk_file *f, const char *name)
+{
+	char full[4096];
+	snprintf(full, sizeof full, "%s/%s", f->group, name);
+	return mk_h5_is_dataset(f->h, full);
+}
+
+static int qk_tensor(const qk_file *f, const char *name, uint64_t max_memory, mk_tensor *t)
+{
+	char spec[8192];
+	snprintf(spec, sizeof spec, "%s:%s/%s", f->path, f->group, name);
+	return mk_tensor_read(spec, max_memory, t);
+}
+
+/* x, wq, wk (and bq, bk when present) projected into q and k. */
+static int qk_read_layer(const qk_file *f, int64_t heads, bool tf, uint64_t max_memory,
+			 mk_tensor *q, mk_tensor *k)
+{
+	static const char *const wname[2] = {"wq", "wk"}, *const bname[2] = {"bq", "bk"};
+	mk_tensor x = {0}, w = {0};
+	float *b = NULL;
+	int ret;
+
+	if (heads < 1)
+		return mk_error_set(MK_EINVAL, "%s holds x, wq and wk: give the head count with "
+				    "--heads H", f->path);
+	if ((ret = qk_tensor(f, "x", max_memory, &x)))
+		return ret;
+	for (int t = 0; t < 2 && ret == MK_OK; t++) {
+		char full[4096];
+		if ((ret = qk_tensor(f, wname[t], max_memory, &w)))
+			break;
+		snprintf(full, sizeof full, "%s/%s", f->group, bname[t]);
+		if (qk_has(f, bname[t]))
+			ret = qk_read_bias(f->h, f->path, full, tf ? w.dims[1] : w.dims[0], &b);
+		if (ret == MK_OK)
+			ret = qk_project(&x, &w, b, heads, tf, max_memory, wname[t], t ? k : q);
+		mk_tensor_release(&w);
+		free(b);
+		b = NULL;
+	}
+	mk_tensor_release(&x);
+	return ret;
+}
+
+int mk_qk_read(const char *spec, int64_t heads, bool tf, uint64_t max_memory, mk_qk *out)
+{
+	char path[4096];
+	qk_file f = {.path = path, .h = H5I_INVALID_HID};
+	mk_tensor q = {0}, k = {0};
+	int ret;
+
+	memset(out, 0, sizeof *out);
+	if ((ret = qk_split(spec, path, sizeof path, &f.group)))
+		return ret;
+	mk_h5_silence();
+	if ((ret = mk_h5_open(path, &f.h)))
+		return ret;
+	if (qk_has(&f, "q") || qk_has(&f, "k")) {
+		if (!qk_has(&f, "q") || !qk_has(&f, "k")) {
+			ret = mk_error_set(MK_EFORMAT, "%s: '%s/%s' is missing (q and k go together)",
+					   path, f.group, qk_has(&f, "q") ? "k" : "q");
+			goto cleanup;
+		}
+		if ((ret = qk_tensor(&f, "q", max_memory, &q)) ||
+		    (ret = qk_tensor(&f, "k", max_memory, &k)))
+			goto cleanup;
+		ret = mk_qk_adopt(&q, &k, out);
+		if (ret == MK_OK && heads > 0 && heads != out->heads)
+			ret = mk_error_set(MK_EINVAL, "--heads %lld but q and k hold %lld heads",
+					   (long long)heads, (long long)out->heads);
+	} else if (qk_has(&f, "x") && qk_has(&f, "wq") && qk_has(&f, "wk")) {
+		if ((ret = qk_read_layer(&f, heads, tf, max_memory, &q, &k)) == MK_OK)
+			ret = mk_qk_adopt(&q, &k, out);
+	} else {
+		ret = mk_error_set(MK_EFORMAT, "%s: no datasets q and k (nor x, wq and wk) in '%s'",
+				   path, *f.group ? f.group : "/");
+	}
+cleanup:
+	mk_tensor_release(&q);
+	mk_tensor_release(&k);
+	if (ret)
+		mk_qk_free(out);
+	H5Fclose(f.h);
+	return ret;
+}

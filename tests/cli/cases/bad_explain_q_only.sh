@@ -1,0 +1,1 @@
+"$MASKKIT" explain --q q.npy

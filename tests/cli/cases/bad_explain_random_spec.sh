@@ -1,0 +1,1 @@
+"$MASKKIT" explain --random 64x4

@@ -1,0 +1,1 @@
+"$MASKKIT" explain in.h5 --random 8,4
