@@ -24,6 +24,10 @@ Datasets written:
               important when its attention is broad (entropy above 90% of
               log N_i), a key column when it receives more than twice the
               mean mass.
+  explain/x, explain/wq, explain/wk  float32  layer 0's projection input
+              [N, d] for the first full-length sample and its query and key
+              weights [d, d] (applied as x W: `maskkit explain
+              OUT.h5:/explain --heads 4 --linear tf`)
 
 To export a real model's attention instead (HuggingFace transformers):
   out = model(**batch, output_attentions=True)
@@ -81,6 +85,10 @@ class Model:
                 "w1": rng.standard_normal((d, 4 * d)) / np.sqrt(d),
                 "w2": rng.standard_normal((4 * d, d)) / np.sqrt(4 * d),
             })
+
+    def projection_input(self, tokens):
+        """Layer 0's input to its query and key projections."""
+        return layer_norm(self.words[tokens] + self.pos[: tokens.size])
 
     def attentions(self, tokens, length):
         n = tokens.size
@@ -148,6 +156,10 @@ def main():
             if length == a.n:
                 imp += p[0]
                 full += 1
+                if full == 1:  # for `maskkit explain DATA.h5:/explain --linear tf`
+                    f["explain/x"] = model.projection_input(tokens).astype(np.float32)
+                    f["explain/wq"] = model.layers[0]["wq"].astype(np.float32)
+                    f["explain/wk"] = model.layers[0]["wk"].astype(np.float32)
         f["lengths"] = lengths
         imp /= full
         f["importance"] = imp.astype(np.float32)

@@ -212,6 +212,9 @@ static int explain_load(const ex_opts *o, mk_qk *qk)
 	if (o->random)
 		return mk_qk_random(o->heads ? o->heads : 1, o->rand_n, o->rand_d, o->scale,
 				    o->m.bind.seed, mem, qk);
+	if (o->input && mk_tensor_format(o->input) == MK_FMT_NPY)
+		return mk_error_set(MK_EINVAL, "INPUT '%s' is a .npy file: give Q and K as --q Q.npy "
+				    "--k K.npy", o->input);
 	if (o->input)
 		return mk_qk_read(o->input, o->heads, o->tf, mem, qk);
 	if ((ret = mk_tensor_read(o->qspec, mem, &q)) || (ret = mk_tensor_read(o->kspec, mem, &k))) {
