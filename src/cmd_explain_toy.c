@@ -1,11 +1,599 @@
-/* Placeholder: the toy models' command half (being written). */
+/*
+ * maskkit explain --toy: the toy models of Ding et al., "Attention that
+ * does not Explain Away".  `collapse` runs attention steps on two 2-D
+ * clouds (UNAS merges them, DNAS keeps both: the paper's Fig. 6);
+ * `distance` draws the closed-form centre distance after one step against
+ * the cluster-size ratio (Fig. 7) and checks it against simulated steps.
+ * Each prints a table (or JSON) and can write CSV, JSON and a gnuplot PNG.
+ */
 #include "config.h"
+#include <cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
 #include "cmd_explain.h"
 
+#define TOY_PNG_STEPS_MAX 10 /* columns of the collapse figure, less one */
+#define TOY_LIST_TEXT 32     /* one number of a list, as text */
+
+enum {
+	TOY_OPT_TOY = 600, TOY_OPT_STEPS, TOY_OPT_SEED, TOY_OPT_SCORE, TOY_OPT_SD, TOY_OPT_JSON,
+	TOY_OPT_CSV, TOY_OPT_PNG, TOY_OPT_A, TOY_OPT_R, TOY_OPT_SIZES
+};
+
+typedef struct toy_opts {
+	const char *toy, *csv, *png, *prefix;
+	const char *collapse_only, *distance_only; /* an option given of that toy */
+	mk_toy_collapse_opts c;
+	mk_toy_distance_opts d;
+	double a[MK_TOY_DISTANCE_LIST_MAX];
+	int64_t sizes[MK_TOY_DISTANCE_LIST_MAX];
+	const char *json_file; /* -o PREFIX only */
+	char *owned;           /* -o PREFIX's names */
+	bool json;
+} toy_opts;
+
+/* ---- options ----------------------------------------------------------------- */
+
+static int toy_number(const char *s, const char *opt, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*out))
+		return mk_error_set(MK_EINVAL, "%s expects a number, got '%s'", opt, s);
+	return MK_OK;
+}
+
+/* "X1,X2,...": up to MK_TOY_DISTANCE_LIST_MAX finite numbers. */
+static int toy_list(const char *s, const char *opt, double *out, int *count)
+{
+	const char *p = s;
+	char *end;
+	int n = 0;
+
+	while (n < MK_TOY_DISTANCE_LIST_MAX) {
+		errno = 0;
+		out[n] = strtod(p, &end);
+		if (end == p || errno || !isfinite(out[n]) || (*end && *end != ','))
+			return mk_error_set(MK_EINVAL, "%s expects a list of numbers like 1,2,5, "
+					    "got '%s'", opt, s);
+		n++;
+		if (!*end) {
+			*count = n;
+			return MK_OK;
+		}
+		p = end + 1;
+	}
+	return mk_error_set(MK_EINVAL, "%s takes at most %d values, got '%s'", opt,
+			    MK_TOY_DISTANCE_LIST_MAX, s);
+}
+
+static int toy_a(const char *s, toy_opts *o)
+{
+	int ret = toy_list(s, "--a", o->a, &o->d.na);
+	for (int k = 0; ret == MK_OK && k < o->d.na; k++)
+		if (!(o->a[k] > 0))
+			ret = mk_error_set(MK_EINVAL, "--a takes positive half distances, got '%s'", s);
+	return ret;
+}
+
+static int toy_sizes(const char *s, toy_opts *o)
+{
+	double v[MK_TOY_DISTANCE_LIST_MAX];
+	int ret = toy_list(s, "--sizes", v, &o->d.nsizes);
+	for (int k = 0; ret == MK_OK && k < o->d.nsizes; k++) {
+		if (!(v[k] >= 1 && v[k] <= MK_TOY_DISTANCE_SIZE_MAX) || v[k] != floor(v[k]))
+			return mk_error_set(MK_EINVAL, "--sizes takes whole numbers from 1 to %d "
+					    "(the check is O(n^2)), got '%s'",
+					    MK_TOY_DISTANCE_SIZE_MAX, s);
+		o->sizes[k] = (int64_t)v[k];
+	}
+	return ret;
+}
+
+/* "MIN..MAX[:POINTS]" */
+static int toy_range(const char *s, toy_opts *o)
+{
+	const char *dots = strstr(s, ".."), *colon;
+	char lo[TOY_LIST_TEXT], hi[TOY_LIST_TEXT];
+	size_t len;
+	int64_t points = o->d.nr;
+
+	if (!dots || dots == s || (size_t)(dots - s) >= sizeof lo)
+		goto bad;
+	memcpy(lo, s, (size_t)(dots - s));
+	lo[dots - s] = '\0';
+	colon = strchr(dots + 2, ':');
+	len = colon ? (size_t)(colon - dots - 2) : strlen(dots + 2);
+	if (len == 0 || len >= sizeof hi)
+		goto bad;
+	memcpy(hi, dots + 2, len);
+	hi[len] = '\0';
+	if (toy_number(lo, "--r", &o->d.r_min) || toy_number(hi, "--r", &o->d.r_max) ||
+	    (colon && cli_i64(colon + 1, "--r POINTS", 2, MK_TOY_DISTANCE_CURVE_MAX, &points)))
+		goto bad;
+	o->d.nr = points;
+	if (!(o->d.r_min > 0 && o->d.r_min < o->d.r_max))
+		return mk_error_set(MK_EINVAL, "--r needs 0 < MIN < MAX, got '%s'", s);
+	return MK_OK;
+bad:
+	return mk_error_set(MK_EINVAL, "--r expects MIN..MAX[:POINTS] with 2 to %d points, "
+			    "like 0.01..100:201, got '%s'", MK_TOY_DISTANCE_CURVE_MAX, s);
+}
+
+static int toy_sd(const char *s, toy_opts *o)
+{
+	int ret = toy_number(s, "--sd", &o->c.sd);
+	if (ret == MK_OK && !(o->c.sd >= 0 && o->c.sd <= MK_TOY_COLLAPSE_SD_MAX))
+		ret = mk_error_set(MK_EINVAL, "--sd must be between 0 and %d, got '%s'",
+				   MK_TOY_COLLAPSE_SD_MAX, s);
+	return ret;
+}
+
+static int toy_which(const char *s, toy_opts *o)
+{
+	if (o->toy && strcmp(o->toy, s))
+		return mk_error_set(MK_EINVAL, "--toy given twice ('%s' and '%s')", o->toy, s);
+	if (strcmp(s, "collapse") && strcmp(s, "distance"))
+		return mk_error_set(MK_EINVAL, "unknown toy '%s' (known: collapse, distance)", s);
+	o->toy = s;
+	return MK_OK;
+}
+
+static int toy_option(int opt, const char *arg, toy_opts *o)
+{
+	int64_t steps = 0;
+	int ret;
+
+	/* the options of one toy are remembered, for the error with the other */
+	switch (opt) {
+	case TOY_OPT_TOY:
+		return toy_which(arg, o);
+	case TOY_OPT_STEPS:
+		o->collapse_only = "--steps";
+		ret = cli_i64(arg, "--steps", 0, MK_TOY_COLLAPSE_STEPS_MAX, &steps);
+		o->c.steps = (int)steps;
+		return ret;
+	case TOY_OPT_SEED:
+		o->collapse_only = "--seed";
+		return cli_u64(arg, "--seed", &o->c.seed);
+	case TOY_OPT_SCORE:
+		return mk_toy_score_parse(arg, &o->c.score);
+	case TOY_OPT_SD:
+		o->collapse_only = "--sd";
+		return toy_sd(arg, o);
+	case TOY_OPT_JSON:
+		o->json = true;
+		return MK_OK;
+	case TOY_OPT_CSV:
+		o->csv = arg;
+		return MK_OK;
+	case TOY_OPT_PNG:
+		o->png = arg;
+		return MK_OK;
+	case 'o':
+		o->prefix = arg;
+		return MK_OK;
+	case TOY_OPT_A:
+		o->distance_only = "--a";
+		return toy_a(arg, o);
+	case TOY_OPT_R:
+		o->distance_only = "--r";
+		return toy_range(arg, o);
+	case TOY_OPT_SIZES:
+		o->distance_only = "--sizes";
+		return toy_sizes(arg, o);
+	}
+	return mk_error_set(MK_EINTERNAL, "unexpected option %d", opt);
+}
+
+static void toy_defaults(toy_opts *o)
+{
+	static const double a[] = {0.25, 0.5, 0.75, 1};
+	static const int64_t sizes[] = {1, 2, 5, 10, 20, 50, 100};
+
+	*o = (toy_opts){0};
+	mk_toy_collapse_opts_init(&o->c);
+	memcpy(o->a, a, sizeof a);
+	memcpy(o->sizes, sizes, sizeof sizes);
+	o->d = (mk_toy_distance_opts){.a = o->a, .na = 4, .r_min = 0.01, .r_max = 100, .nr = 201,
+				      .sizes = o->sizes, .nsizes = 7};
+}
+
+/* PREFIX.csv, PREFIX.png and PREFIX.json, in one block that o owns. */
+static int toy_prefix(toy_opts *o)
+{
+	size_t len = strlen(o->prefix) + 6;
+
+	if (o->csv || o->png)
+		return cli_usage(&mk_cmd_explain, "give -o PREFIX or --csv/--png, not both");
+	if (len == 6)
+		return cli_usage(&mk_cmd_explain, "-o needs a non-empty PREFIX");
+	if (!(o->owned = malloc(3 * len)))
+		return cli_fail(mk_error_set(MK_ENOMEM, "out of memory"));
+	snprintf(o->owned, len, "%s.csv", o->prefix);
+	snprintf(o->owned + len, len, "%s.png", o->prefix);
+	snprintf(o->owned + 2 * len, len, "%s.json", o->prefix);
+	o->csv = o->owned;
+	o->png = o->owned + len;
+	o->json_file = o->owned + 2 * len;
+	return -1;
+}
+
+/* What holds once every option is read; -1 to go on, else the exit code. */
+static int toy_validate(int argc, char **argv, toy_opts *o)
+{
+	const char *png = o->png ? o->png : o->prefix;
+	bool collapse;
+
+	if (!o->toy)
+		return cli_usage(&mk_cmd_explain, "--toy needs 'collapse' or 'distance'");
+	if (optind < argc)
+		return cli_usage(&mk_cmd_explain, "--toy takes no INPUT, got '%s'", argv[optind]);
+	collapse = !strcmp(o->toy, "collapse");
+	o->d.score = o->c.score;
+	if (collapse && o->distance_only)
+		return cli_usage(&mk_cmd_explain, "%s is an option of --toy distance",
+				 o->distance_only);
+	if (!collapse && o->collapse_only)
+		return cli_usage(&mk_cmd_explain, "%s is an option of --toy collapse",
+				 o->collapse_only);
+	if (collapse && png && o->c.steps > TOY_PNG_STEPS_MAX)
+		return cli_usage(&mk_cmd_explain, "the figure shows at most %d steps, got --steps "
+				 "%d", TOY_PNG_STEPS_MAX, o->c.steps);
+	if (o->csv && o->png && !strcmp(o->csv, o->png))
+		return cli_usage(&mk_cmd_explain, "--csv and --png name the same file '%s'", o->csv);
+	return o->prefix ? toy_prefix(o) : -1;
+}
+
+static int toy_parse(int argc, char **argv, toy_opts *o)
+{
+	static const struct option longopts[] = {
+		{"toy", required_argument, NULL, TOY_OPT_TOY},
+		{"steps", required_argument, NULL, TOY_OPT_STEPS},
+		{"seed", required_argument, NULL, TOY_OPT_SEED},
+		{"score", required_argument, NULL, TOY_OPT_SCORE},
+		{"sd", required_argument, NULL, TOY_OPT_SD},
+		{"json", no_argument, NULL, TOY_OPT_JSON},
+		{"csv", required_argument, NULL, TOY_OPT_CSV},
+		{"png", required_argument, NULL, TOY_OPT_PNG},
+		{"output", required_argument, NULL, 'o'},
+		{"a", required_argument, NULL, TOY_OPT_A},
+		{"r", required_argument, NULL, TOY_OPT_R},
+		{"sizes", required_argument, NULL, TOY_OPT_SIZES},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	int opt, ret;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			cli_help(&mk_cmd_explain);
+			return MK_EXIT_OK;
+		}
+		if (opt == '?' || opt == ':')
+			return cli_bad_option(&mk_cmd_explain, argv, opt);
+		if ((ret = toy_option(opt, optarg, o)) < 0)
+			return cli_fail(ret);
+	}
+	return toy_validate(argc, argv, o);
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+static const char *const toy_scheme[2] = {"unas", "dnas"};
+
+static int toy_json_write(void *file, void *arg)
+{
+	FILE *f = file;
+	fputs(arg, f);
+	fputc('\n', f);
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+}
+
+/* x as JSON on stdout (--json) and in o->json_file (-o); deletes x. */
+static int toy_json(cJSON *x, const toy_opts *o)
+{
+	char *s = x ? cJSON_Print(x) : NULL;
+	int ret = MK_OK;
+
+	cJSON_Delete(x);
+	if (!s)
+		return mk_error_set(MK_ENOMEM, "out of memory for the JSON output");
+	if (o->json)
+		puts(s);
+	if (o->json_file)
+		ret = mk_write_atomic(o->json_file, toy_json_write, s);
+	free(s);
+	return ret;
+}
+
+static cJSON *toy_json_numbers(const double *v, int64_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int64_t k = 0; a && k < n; k++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[k]));
+	return a;
+}
+
+/* ---- collapse -------------------------------------------------------------- */
+
+typedef struct toy_collapse {
+	const mk_toy_collapse_opts *o;
+	double *points[2];   /* UNAS, DNAS: (steps + 1) x n x 2 */
+	int64_t *clusters[2];
+} toy_collapse;
+
+static void toy_collapse_print(const toy_collapse *r)
+{
+	const mk_toy_collapse_opts *o = r->o;
+	int s = o->steps;
+
+	printf("mode collapse: %d points around (1.8, 0.7) and %d around (-1, -1), sd %g, "
+	       "seed %" PRIu64 "\n", MK_TOY_COLLAPSE_BIG, MK_TOY_COLLAPSE_SMALL, o->sd, o->seed);
+	printf("scores %s (Q = K = I); clusters: single linkage within %g\n\n",
+	       o->score == MK_TOY_SCORE_DOT ? "x_i . x_j" : "-|x_i - x_j|^2 / 2",
+	       MK_TOY_COLLAPSE_TOL);
+	printf("%4s %6s %6s\n", "step", "unas", "dnas");
+	for (int t = 0; t <= s; t++)
+		printf("%4d %6" PRId64 " %6" PRId64 "\n", t, r->clusters[0][t], r->clusters[1][t]);
+	printf("\nafter %d step%s: UNAS %" PRId64 " cluster%s, DNAS %" PRId64 " cluster%s\n", s,
+	       s == 1 ? "" : "s", r->clusters[0][s], r->clusters[0][s] == 1 ? "" : "s",
+	       r->clusters[1][s], r->clusters[1][s] == 1 ? "" : "s");
+}
+
+static cJSON *toy_collapse_json(const toy_collapse *r)
+{
+	const mk_toy_collapse_opts *o = r->o;
+	cJSON *x = cJSON_CreateObject(), *c;
+
+	cJSON_AddStringToObject(x, "toy", "collapse");
+	cJSON_AddNumberToObject(x, "points", MK_TOY_COLLAPSE_POINTS);
+	cJSON_AddNumberToObject(x, "big", MK_TOY_COLLAPSE_BIG);
+	cJSON_AddNumberToObject(x, "small", MK_TOY_COLLAPSE_SMALL);
+	c = cJSON_AddArrayToObject(x, "centres");
+	cJSON_AddItemToArray(c, toy_json_numbers((const double[]){1.8, 0.7}, 2));
+	cJSON_AddItemToArray(c, toy_json_numbers((const double[]){-1, -1}, 2));
+	cJSON_AddNumberToObject(x, "sd", o->sd);
+	cJSON_AddNumberToObject(x, "seed", (double)o->seed);
+	cJSON_AddStringToObject(x, "score", mk_toy_score_name(o->score));
+	cJSON_AddNumberToObject(x, "steps", o->steps);
+	cJSON_AddNumberToObject(x, "tol", MK_TOY_COLLAPSE_TOL);
+	c = cJSON_AddObjectToObject(x, "clusters");
+	for (int d = 0; d < 2; d++) {
+		cJSON *a = cJSON_AddArrayToObject(c, toy_scheme[d]);
+		for (int t = 0; a && t <= o->steps; t++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber((double)r->clusters[d][t]));
+	}
+	return x;
+}
+
+/* 2 x (steps + 1) panels, UNAS's then DNAS's, of x y mode; the cluster
+ * counts go to the template as strings for the panel titles. */
+static int toy_collapse_png(const char *path, const toy_collapse *r)
+{
+	static const char *const names[] = {"x", "y", "mode"};
+	const int64_t n = MK_TOY_COLLAPSE_POINTS;
+	int steps = r->o->steps, panels = 2 * (steps + 1), ret;
+	double *data = malloc((size_t)(panels * n) * 3 * sizeof *data);
+	char vars[512], title[256];
+	size_t used;
+
+	if (!data)
+		return mk_error_set(MK_ENOMEM, "out of memory for the figure");
+	for (int64_t k = 0; k < panels * n; k++) {
+		const double *p = r->points[k / (n * (steps + 1))] + (k % (n * (steps + 1))) * 2;
+		data[3 * k] = p[0];
+		data[3 * k + 1] = p[1];
+		data[3 * k + 2] = (double)(k % n >= MK_TOY_COLLAPSE_BIG);
+	}
+	used = (size_t)snprintf(vars, sizeof vars, "steps = %d", steps);
+	for (int d = 0; d < 2; d++) {
+		used += (size_t)snprintf(vars + used, sizeof vars - used, "\n%s_clusters = '",
+					 toy_scheme[d]);
+		for (int t = 0; t <= steps; t++)
+			used += (size_t)snprintf(vars + used, sizeof vars - used, "%s%" PRId64,
+						 t ? " " : "", r->clusters[d][t]);
+		used += (size_t)snprintf(vars + used, sizeof vars - used, "'");
+	}
+	snprintf(title, sizeof title, "mode collapse: Q = K = I, scores %s, sd %g, seed %" PRIu64,
+		 mk_toy_score_name(r->o->score), r->o->sd, r->o->seed);
+	ret = mk_plot_run(&(mk_plot){.template_name = "explain_collapse", .output = path,
+				     .title = title, .data = data, .rows = panels * n, .ncols = 3,
+				     .col_names = names, .panels = panels, .vars = vars});
+	free(data);
+	return ret;
+}
+
+static int toy_collapse_run(const toy_opts *o)
+{
+	size_t count = (size_t)(o->c.steps + 1) * MK_TOY_COLLAPSE_POINTS * 2;
+	toy_collapse r = {.o = &o->c};
+	int ret = MK_OK;
+
+	for (int d = 0; d < 2; d++) {
+		r.points[d] = malloc(count * sizeof *r.points[d]);
+		r.clusters[d] = malloc((size_t)(o->c.steps + 1) * sizeof *r.clusters[d]);
+		if (!r.points[d] || !r.clusters[d]) {
+			ret = mk_error_set(MK_ENOMEM, "out of memory for %d steps", o->c.steps);
+			goto out;
+		}
+		if ((ret = mk_toy_collapse(d, &o->c, r.points[d], r.clusters[d])))
+			goto out;
+	}
+	if (!o->json)
+		toy_collapse_print(&r);
+	if ((o->json || o->json_file) && (ret = toy_json(toy_collapse_json(&r), o)))
+		goto out;
+	if (o->csv && (ret = mk_toy_collapse_write_csv(o->csv, &o->c,
+						       (const double *const *)r.points,
+						       (const int64_t *const *)r.clusters)))
+		goto out;
+	if (o->png)
+		ret = toy_collapse_png(o->png, &r);
+out:
+	for (int d = 0; d < 2; d++) {
+		free(r.points[d]);
+		free(r.clusters[d]);
+	}
+	return ret;
+}
+
+/* ---- distance -------------------------------------------------------------- */
+
+/* The closed forms at five ratios spread over the curve (its ends and, by
+ * default, each decade between), then the check's largest error. */
+static void toy_distance_print(const mk_toy_distance_opts *o, const mk_toy_distance_result *r)
+{
+	int64_t at[5], shown = r->nr < 5 ? r->nr : 5;
+
+	for (int64_t k = 0; k < shown; k++)
+		at[k] = shown < 5 ? k : k * (r->nr - 1) / 4;
+	printf("centre distance: N0 points at +a and N1 at -a, r = N0 / N1, one step with "
+	       "Q = K = I\nc0 - c1 after the step, closed forms (2a before it)\n\n%6s %-6s", "a",
+	       "scheme");
+	for (int64_t k = 0; k < shown; k++) {
+		char head[32];
+		snprintf(head, sizeof head, "r=%.4g", r->r[at[k]]);
+		printf(" %11s", head);
+	}
+	putchar('\n');
+	for (int i = 0; i < o->na; i++)
+		for (int d = 0; d < 2; d++) {
+			char a[32] = "";
+			if (d == 0)
+				snprintf(a, sizeof a, "%.4g", o->a[i]);
+			printf("%6s %-6s", a, toy_scheme[d]);
+			for (int64_t k = 0; k < shown; k++)
+				printf(" %11.6f", r->curve[d][i * r->nr + at[k]]);
+			putchar('\n');
+		}
+	printf("\ncheck: %" PRId64 " simulated steps (every a, n0 and n1 in", r->ncheck);
+	for (int k = 0; k < o->nsizes; k++)
+		printf("%s%" PRId64, k ? "," : " ", o->sizes[k]);
+	printf("; scores %s)\nmax |closed - simulated|: unas %.3g, dnas %.3g\n",
+	       mk_toy_score_name(o->score), r->max_error[0], r->max_error[1]);
+}
+
+static cJSON *toy_distance_check_json(const mk_toy_check *c)
+{
+	cJSON *x = cJSON_CreateObject();
+	cJSON_AddNumberToObject(x, "a", c->a);
+	cJSON_AddNumberToObject(x, "n0", (double)c->n0);
+	cJSON_AddNumberToObject(x, "n1", (double)c->n1);
+	cJSON_AddNumberToObject(x, "r", c->r);
+	for (int d = 0; d < 2; d++) {
+		char key[32];
+		cJSON_AddNumberToObject(x, toy_scheme[d], c->closed[d]);
+		snprintf(key, sizeof key, "%s_simulated", toy_scheme[d]);
+		cJSON_AddNumberToObject(x, key, c->simulated[d]);
+	}
+	return x;
+}
+
+static cJSON *toy_distance_json(const mk_toy_distance_opts *o, const mk_toy_distance_result *r)
+{
+	cJSON *x = cJSON_CreateObject(), *c, *e;
+	double sizes[MK_TOY_DISTANCE_LIST_MAX];
+
+	cJSON_AddStringToObject(x, "toy", "distance");
+	cJSON_AddStringToObject(x, "score", mk_toy_score_name(o->score));
+	cJSON_AddItemToObject(x, "a", toy_json_numbers(o->a, o->na));
+	cJSON_AddItemToObject(x, "r", toy_json_numbers(r->r, r->nr));
+	for (int d = 0; d < 2; d++) {
+		cJSON *curves = cJSON_AddArrayToObject(x, toy_scheme[d]);
+		for (int i = 0; curves && i < o->na; i++)
+			cJSON_AddItemToArray(curves, toy_json_numbers(r->curve[d] + i * r->nr, r->nr));
+	}
+	c = cJSON_AddObjectToObject(x, "check");
+	for (int k = 0; k < o->nsizes; k++)
+		sizes[k] = (double)o->sizes[k];
+	cJSON_AddItemToObject(c, "sizes", toy_json_numbers(sizes, o->nsizes));
+	e = cJSON_AddObjectToObject(c, "max_error");
+	for (int d = 0; d < 2; d++)
+		cJSON_AddNumberToObject(e, toy_scheme[d], r->max_error[d]);
+	e = cJSON_AddArrayToObject(c, "points");
+	for (int64_t k = 0; e && k < r->ncheck; k++)
+		cJSON_AddItemToArray(e, toy_distance_check_json(&r->check[k]));
+	return x;
+}
+
+/* One panel per a, of r unas dnas; the a values go to the template as a
+ * string for the key. */
+static int toy_distance_png(const char *path, const mk_toy_distance_opts *o,
+			    const mk_toy_distance_result *r)
+{
+	static const char *const names[] = {"r", "unas", "dnas"};
+	int64_t rows = o->na * r->nr;
+	double *data = malloc((size_t)rows * 3 * sizeof *data);
+	char vars[MK_TOY_DISTANCE_LIST_MAX * 28 + 16];
+	size_t used = (size_t)snprintf(vars, sizeof vars, "a_values = '");
+	int ret;
+
+	if (!data)
+		return mk_error_set(MK_ENOMEM, "out of memory for the figure");
+	for (int64_t k = 0; k < rows; k++) {
+		data[3 * k] = r->r[k % r->nr];
+		data[3 * k + 1] = r->curve[0][k];
+		data[3 * k + 2] = r->curve[1][k];
+	}
+	for (int i = 0; i < o->na; i++)
+		used += (size_t)snprintf(vars + used, sizeof vars - used, "%s%.6g", i ? " " : "",
+					 o->a[i]);
+	snprintf(vars + used, sizeof vars - used, "'");
+	ret = mk_plot_run(&(mk_plot){.template_name = "explain_distance", .output = path,
+				     .title = "centre distance after one step: UNAS (solid) vs "
+					      "DNAS (dashed)", .data = data, .rows = rows,
+				     .ncols = 3, .col_names = names, .panels = o->na,
+				     .vars = vars});
+	free(data);
+	return ret;
+}
+
+static int toy_distance_run(const toy_opts *o)
+{
+	mk_toy_distance_result r;
+	int ret = mk_toy_distance(&o->d, &r);
+
+	if (ret)
+		goto out;
+	if (!o->json)
+		toy_distance_print(&o->d, &r);
+	if ((o->json || o->json_file) && (ret = toy_json(toy_distance_json(&o->d, &r), o)))
+		goto out;
+	if (o->csv && (ret = mk_toy_distance_write_csv(o->csv, &o->d, &r)))
+		goto out;
+	if (o->png)
+		ret = toy_distance_png(o->png, &o->d, &r);
+out:
+	mk_toy_distance_release(&r);
+	return ret;
+}
+
+/* ---- the command ----------------------------------------------------------- */
+
 int explain_toy_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_fail(mk_error_set(MK_EINVAL, "--toy is not written yet"));
+	toy_opts o;
+	int ret;
+
+	toy_defaults(&o);
+	if ((ret = toy_parse(argc, argv, &o)) >= 0)
+		goto out;
+	ret = MK_OK;
+	for (int k = 0; k < 3 && ret == MK_OK; k++) {
+		const char *out = k == 0 ? o.csv : k == 1 ? o.png : o.json_file;
+		ret = out ? cli_check_output_dir(out) : MK_OK;
+	}
+	if (ret == MK_OK)
+		ret = !strcmp(o.toy, "collapse") ? toy_collapse_run(&o) : toy_distance_run(&o);
+	ret = ret ? cli_fail(ret) : MK_EXIT_OK;
+out:
+	free(o.owned);
+	return ret;
 }

@@ -365,16 +365,29 @@ void mk_axis_result_free(mk_axis_result *r);
  * MK_EINVAL for k outside the samples. */
 int mk_axis_write(const char *path, const mk_axis_opts *o, int64_t sample, const char *out);
 
-/* ---- explaining away: toy models (analysis/explain_toy.c) ---------------- */
+/* ---- explaining away: toy models (analysis/explain_toy.c, explain_curves.c) */
 
 /*
  * The toy models of Ding et al., "Attention that does not Explain Away":
- * attention with Q = K = I on points x_i, scores s_ij = -|x_i - x_j|^2 / 2,
- * every point updated at once to x_i <- sum_j pi_ij x_j.  UNAS (dnas = 0):
- * pi_ij = softmax over j of s_ij.  DNAS (dnas != 0): xi_ij = exp(s_ij) /
- * sum_i exp(s_ij) (each key normalised over the queries), then pi_ij =
- * xi_ij / sum_j xi_ij.
+ * attention with Q = K = I on points x_i, every point updated at once to
+ * x_i <- sum_j pi_ij x_j.  UNAS (dnas = 0): pi_ij = softmax over j of s_ij.
+ * DNAS (dnas != 0): xi_ij = exp(s_ij) / sum_i exp(s_ij) (each key normalised
+ * over the queries), then pi_ij = xi_ij / sum_j xi_ij.  Computed in logs,
+ * so scores of -10^4 (points far apart) never give 0/0.
  */
+typedef enum mk_toy_score {
+	MK_TOY_SCORE_DOT,  /* s_ij = x_i . x_j: a Transformer's scores, unscaled */
+	MK_TOY_SCORE_DIST  /* s_ij = -|x_i - x_j|^2 / 2: a Gaussian kernel */
+} mk_toy_score;
+
+/* "dot" or "dist"; NULL for another value. */
+const char *mk_toy_score_name(mk_toy_score score);
+/* Parses "dot" or "dist"; MK_EINVAL naming the value otherwise. */
+int mk_toy_score_parse(const char *s, mk_toy_score *out);
+
+/* One step x -> y of n points of dim coordinates (y must not overlap x).
+ * MK_EINVAL for n < 1 or dim < 1, MK_ENOMEM. */
+int mk_toy_step(int dnas, mk_toy_score score, const double *x, int64_t n, int dim, double *y);
 
 #define MK_TOY_DISTANCE_MAX 100000  /* n0 + n1 at most (the step is O(n^2)) */
 
@@ -390,30 +403,106 @@ int mk_axis_write(const char *path, const mk_axis_opts *o, int64_t sample, const
 double mk_toy_distance_closed(int dnas, double r, double a);
 
 /* Simulates that step on the n0 + n1 points themselves and sets *out to
- * the mean of cluster 0's new positions minus cluster 1's.  MK_EINVAL for
- * n0 or n1 below 1 or a not finite, MK_ERANGE above MK_TOY_DISTANCE_MAX
- * points, MK_ENOMEM. */
-int mk_toy_distance_step(int dnas, int64_t n0, int64_t n1, double a, double *out);
+ * the mean of cluster 0's new positions minus cluster 1's.  Both scores
+ * give the same step here: with |x_i| = a for every point, x_i . x_j =
+ * -|x_i - x_j|^2 / 2 + a^2, and a constant shift of all scores changes
+ * neither normalisation.  MK_EINVAL for n0 or n1 below 1 or a not finite,
+ * MK_ERANGE above MK_TOY_DISTANCE_MAX points, MK_ENOMEM. */
+int mk_toy_distance_step(int dnas, mk_toy_score score, int64_t n0, int64_t n1, double a,
+			 double *out);
 
-#define MK_TOY_COLLAPSE_POINTS 550   /* 500 around (1.8, 0.7), then 50 around (-1, -1) */
+#define MK_TOY_DISTANCE_LIST_MAX 32  /* half distances a, and check sizes, at most */
+#define MK_TOY_DISTANCE_SIZE_MAX 1000
+#define MK_TOY_DISTANCE_CURVE_MAX 100000
+
+/* The centre-distance figure (the paper's Fig. 7) and its check. */
+typedef struct mk_toy_distance_opts {
+	const double *a;       /* na half distances, finite, > 0 */
+	int na;                /* 1..MK_TOY_DISTANCE_LIST_MAX */
+	double r_min, r_max;   /* the curves' ratios: 0 < r_min < r_max, finite */
+	int64_t nr;            /* 2..MK_TOY_DISTANCE_CURVE_MAX, spaced evenly in log r */
+	const int64_t *sizes;  /* the check simulates every (n0, n1) of these, */
+	int nsizes;            /* 1..MK_TOY_DISTANCE_LIST_MAX, each 1..MK_TOY_DISTANCE_SIZE_MAX */
+	mk_toy_score score;
+} mk_toy_distance_opts;
+
+/* One simulated point of the check; index 0 UNAS, 1 DNAS. */
+typedef struct mk_toy_check {
+	int64_t n0, n1;
+	double a, r;
+	double closed[2], simulated[2];
+} mk_toy_check;
+
+typedef struct mk_toy_distance_result {
+	double *r;             /* nr ratios */
+	double *curve[2];      /* [UNAS, DNAS]: na x nr closed forms, a-major */
+	mk_toy_check *check;   /* na x nsizes x nsizes: a, then n0, then n1 */
+	int64_t nr, ncheck;
+	double max_error[2];   /* the largest |closed - simulated| per scheme */
+} mk_toy_distance_result;
+
+/* Fills *out (release it with mk_toy_distance_release, also after an
+ * error).  MK_EINVAL or MK_ERANGE naming the bad option, MK_ENOMEM. */
+int mk_toy_distance(const mk_toy_distance_opts *o, mk_toy_distance_result *out);
+void mk_toy_distance_release(mk_toy_distance_result *r);
+/* Writes the curves and the check as CSV, atomically: columns kind, a, r,
+ * n0, n1, unas, dnas, unas_simulated, dnas_simulated, unas_error,
+ * dnas_error; a "curve" row per (a, r) fills a, r, unas and dnas, a
+ * "check" row per simulated step fills all, and one last "max" row only
+ * the two errors (the largest |closed - simulated|). */
+int mk_toy_distance_write_csv(const char *path, const mk_toy_distance_opts *o,
+			      const mk_toy_distance_result *r);
+
+#define MK_TOY_COLLAPSE_BIG 500      /* points around (1.8, 0.7), first */
+#define MK_TOY_COLLAPSE_SMALL 50     /* then points around (-1, -1) */
+#define MK_TOY_COLLAPSE_POINTS 550
 #define MK_TOY_COLLAPSE_STEPS_MAX 1000
-/* The seed the tests check.  With it DNAS keeps 2 clusters from step 3 on
- * (2 at step 4 for 19 of seeds 0..19; seed 17 has 3 until step 5), while
- * UNAS merges the 500 points into one within 4 steps but takes until step
- * 7 to absorb the 50 (steps 5-7 for seeds 0..19, never 4: after 4 steps
- * they are strung out toward the large mode, 42-49 clusters at 1e-3). */
-#define MK_TOY_COLLAPSE_SEED 0
+#define MK_TOY_COLLAPSE_SD 0.1       /* the default spread */
+#define MK_TOY_COLLAPSE_SD_MAX 100
+#define MK_TOY_COLLAPSE_TOL 1e-3     /* points this close share a cluster */
+/*
+ * The default seed, the one the tests check.  With the defaults (dot
+ * scores, sd 0.1) it gives the paper's Fig. 6: clusters after steps 1..7
+ * UNAS 47 47 43 1 1 1 1, DNAS 43 3 2 2 2 2 2.  Robust: of seeds 0..199,
+ * 194 have UNAS at 1 cluster after step 4 (the rest, 0 33 97 121 137 184,
+ * at step 5) and all 200 have DNAS at 2 from step 4 on (no later step up
+ * to 7 differs).  The Gaussian-kernel reading (dist scores) with variance
+ * 0.1 (sd sqrt(0.1)) is slower: seed 1 gives UNAS 515 44 44 45 24 1 and
+ * DNAS 529 12 3 2 2 2; over seeds 0..99 UNAS reaches 1 at step 5 (8
+ * seeds), 6 (87) or 7 (5), never 4 (the 50 points strung out toward the
+ * big mode), DNAS 2 at step 3 to 5.  dot with sd sqrt(0.1): UNAS 1 at step
+ * 5 for 43 of seeds 0..49 (4 for 5, 6 for 2); dist with sd 0.1: UNAS 1
+ * at step 7 for all of seeds 0..49.
+ */
+#define MK_TOY_COLLAPSE_SEED 1
+
+typedef struct mk_toy_collapse_opts {
+	uint64_t seed;
+	int steps;            /* 0..MK_TOY_COLLAPSE_STEPS_MAX */
+	mk_toy_score score;
+	double sd;            /* per-coordinate standard deviation, 0..MK_TOY_COLLAPSE_SD_MAX */
+} mk_toy_collapse_opts;
+
+/* The defaults: MK_TOY_COLLAPSE_SEED, 4 steps, dot scores, sd 0.1. */
+void mk_toy_collapse_opts_init(mk_toy_collapse_opts *o);
 
 /*
- * The mode-collapse toy (the paper's Fig. 6): draws the points from
- * Gaussians of covariance 0.1 I with maskkit's generator keyed by seed,
- * then applies `steps` attention steps.  points receives (steps + 1) x
- * MK_TOY_COLLAPSE_POINTS x 2 doubles (the start, then each step) and
- * clusters[t] the number of clusters after step t (mk_toy_clusters with
- * tol 1e-3).  MK_EINVAL for steps outside [0, MK_TOY_COLLAPSE_STEPS_MAX],
- * MK_ENOMEM.
+ * The mode-collapse toy (the paper's Fig. 6): draws MK_TOY_COLLAPSE_BIG
+ * points around (1.8, 0.7), then MK_TOY_COLLAPSE_SMALL around (-1, -1),
+ * each coordinate normal with standard deviation o->sd (maskkit's
+ * generator keyed by o->seed), then applies o->steps attention steps.
+ * points receives (steps + 1) x MK_TOY_COLLAPSE_POINTS x 2 doubles (the
+ * start, then each step) and clusters[t] the number of clusters after step
+ * t (mk_toy_clusters with MK_TOY_COLLAPSE_TOL).  MK_EINVAL for steps or sd
+ * out of range, MK_ENOMEM.
  */
-int mk_toy_collapse(int dnas, uint64_t seed, int steps, double *points, int64_t *clusters);
+int mk_toy_collapse(int dnas, const mk_toy_collapse_opts *o, double *points, int64_t *clusters);
+/* Writes both runs (index 0 UNAS, 1 DNAS, as mk_toy_collapse filled them)
+ * as CSV, atomically: columns scheme, step, clusters (after that step),
+ * point, mode (0 for the big cloud's points, 1 for the small one's), x, y
+ * (%.17g, so they read back exactly). */
+int mk_toy_collapse_write_csv(const char *path, const mk_toy_collapse_opts *o,
+			      const double *const points[2], const int64_t *const clusters[2]);
 
 /* The number of connected components of n points (dim coordinates each)
  * linked when within Euclidean distance tol (single linkage, O(n^2));

@@ -1,6 +1,8 @@
-/* Unit tests for the explaining-away toy models (analysis/explain_toy.c):
- * the paper's closed-form centre distances against one simulated step, and
- * the mode-collapse run's cluster counts for the documented seed. */
+/* Unit tests for the explaining-away toy models (analysis/explain_toy.c,
+ * explain_curves.c): the paper's closed-form centre distances against one
+ * simulated step, the Fig. 7 grid, and the mode-collapse run's cluster
+ * counts for the documented seed, with dot scores (the paper's result) and
+ * with the Gaussian-kernel reading. */
 #include <math.h>
 #include <string.h>
 #include "testutil.h"
@@ -17,12 +19,17 @@ static const double halves[] = {0.2, 0.5, 1, 1.5};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define NHALVES (sizeof halves / sizeof halves[0])
 
-static double step(int dnas, int64_t n0, int64_t n1, double a)
+static double step_with(int dnas, mk_toy_score score, int64_t n0, int64_t n1, double a)
 {
 	double d = NAN;
-	int ret = mk_toy_distance_step(dnas, n0, n1, a, &d);
+	int ret = mk_toy_distance_step(dnas, score, n0, n1, a, &d);
 	ck_assert_msg(ret == MK_OK, "step: %s", mk_error());
 	return d;
+}
+
+static double step(int dnas, int64_t n0, int64_t n1, double a)
+{
+	return step_with(dnas, MK_TOY_SCORE_DOT, n0, n1, a);
 }
 
 static void check_closed(int dnas)
@@ -47,6 +54,53 @@ END_TEST
 START_TEST(test_dnas_closed_form)
 {
 	check_closed(1);
+}
+END_TEST
+
+/* Every point has |x| = a, so x_i . x_j = -|x_i - x_j|^2 / 2 + a^2: the
+ * scores differ by a constant, which neither normalisation sees. */
+START_TEST(test_distance_score_free)
+{
+	for (size_t k = 0; k < NSIZES; k++)
+		for (int dnas = 0; dnas < 2; dnas++)
+			ck_assert_double_eq_tol(step_with(dnas, MK_TOY_SCORE_DIST, sizes[k][0],
+							  sizes[k][1], 0.7),
+						step(dnas, sizes[k][0], sizes[k][1], 0.7), 1e-12);
+}
+END_TEST
+
+/* The CLI's default grid: r from 0.01 to 100 (exact decades), and the
+ * closed forms within 1e-9 of all 196 simulated steps. */
+START_TEST(test_distance_grid)
+{
+	static const double a[] = {0.25, 0.5, 0.75, 1};
+	static const int64_t ns[] = {1, 2, 5, 10, 20, 50, 100};
+	mk_toy_distance_opts o = {.a = a, .na = 4, .r_min = 0.01, .r_max = 100, .nr = 201,
+				  .sizes = ns, .nsizes = 7};
+	mk_toy_distance_result r;
+
+	ck_assert_int_eq(mk_toy_distance(&o, &r), MK_OK);
+	ck_assert_int_eq(r.ncheck, 4 * 7 * 7);
+	ck_assert_double_eq(r.r[0], 0.01);
+	ck_assert_double_eq(r.r[50], 0.1);
+	ck_assert_double_eq(r.r[100], 1);
+	ck_assert_double_eq(r.r[200], 100);
+	ck_assert_double_eq(r.curve[1][3 * 201 + 100], mk_toy_distance_closed(1, 1, 1));
+	for (int d = 0; d < 2; d++)
+		ck_assert_double_le(r.max_error[d], 1e-9);
+	/* a = 0.5, n0 = 100, n1 = 1: index (1 * 7 + 6) * 7 + 0 */
+	ck_assert_int_eq(r.check[(1 * 7 + 6) * 7].n0, 100);
+	ck_assert_double_eq(r.check[(1 * 7 + 6) * 7].r, 100);
+	ck_assert_double_eq(r.check[(1 * 7 + 6) * 7].simulated[1], step(1, 100, 1, 0.5));
+	mk_toy_distance_release(&r);
+	o.r_min = 0;
+	ck_assert_int_eq(mk_toy_distance(&o, &r), MK_EINVAL);
+	mk_toy_distance_release(&r);
+	o.r_min = 1;
+	o.sizes = (const int64_t[]){MK_TOY_DISTANCE_SIZE_MAX + 1};
+	o.nsizes = 1;
+	ck_assert_int_eq(mk_toy_distance(&o, &r), MK_EINVAL);
+	mk_toy_distance_release(&r);
 }
 END_TEST
 
@@ -94,55 +148,141 @@ END_TEST
 START_TEST(test_distance_errors)
 {
 	double d;
-	ck_assert_int_eq(mk_toy_distance_step(0, 0, 5, 1, &d), MK_EINVAL);
+	mk_toy_score sc;
+	ck_assert_int_eq(mk_toy_distance_step(0, MK_TOY_SCORE_DOT, 0, 5, 1, &d), MK_EINVAL);
 	ck_assert_ptr_nonnull(strstr(mk_error(), "n0 = 0"));
-	ck_assert_int_eq(mk_toy_distance_step(1, 5, -1, 1, &d), MK_EINVAL);
-	ck_assert_int_eq(mk_toy_distance_step(0, 5, 5, NAN, &d), MK_EINVAL);
-	ck_assert_int_eq(mk_toy_distance_step(0, MK_TOY_DISTANCE_MAX, 1, 1, &d), MK_ERANGE);
+	ck_assert_int_eq(mk_toy_distance_step(1, MK_TOY_SCORE_DOT, 5, -1, 1, &d), MK_EINVAL);
+	ck_assert_int_eq(mk_toy_distance_step(0, MK_TOY_SCORE_DOT, 5, 5, NAN, &d), MK_EINVAL);
+	ck_assert_int_eq(mk_toy_distance_step(0, MK_TOY_SCORE_DOT, MK_TOY_DISTANCE_MAX, 1, 1, &d),
+			 MK_ERANGE);
+	ck_assert_int_eq(mk_toy_distance_step(0, (mk_toy_score)7, 5, 5, 1, &d), MK_EINVAL);
+	ck_assert_int_eq(mk_toy_score_parse("cosine", &sc), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "'cosine'"));
+	ck_assert_int_eq(mk_toy_score_parse("dist", &sc), MK_OK);
+	ck_assert_int_eq(sc, MK_TOY_SCORE_DIST);
+	ck_assert_str_eq(mk_toy_score_name(MK_TOY_SCORE_DOT), "dot");
 	ck_assert(isnan(mk_toy_distance_closed(0, 0, 1)));
 	ck_assert(isnan(mk_toy_distance_closed(1, -2, 1)));
 }
 END_TEST
 
-static double *collapse(int dnas, int steps, int64_t *clusters)
+static double *collapse_with(int dnas, const mk_toy_collapse_opts *o, int64_t *clusters)
 {
-	double *p = malloc((size_t)(steps + 1) * NPTS * 2 * sizeof *p);
+	double *p = malloc((size_t)(o->steps + 1) * NPTS * 2 * sizeof *p);
 	int ret;
 	ck_assert_ptr_nonnull(p);
-	ret = mk_toy_collapse(dnas, MK_TOY_COLLAPSE_SEED, steps, p, clusters);
+	ret = mk_toy_collapse(dnas, o, p, clusters);
 	ck_assert_msg(ret == MK_OK, "collapse: %s", mk_error());
 	return p;
 }
 
-/* DNAS keeps both modes: two clusters after 4 steps, and still two after 12. */
-START_TEST(test_dnas_keeps_two)
+/* The defaults (dot scores, sd 0.1, MK_TOY_COLLAPSE_SEED) with this many steps. */
+static double *collapse(int dnas, int steps, int64_t *clusters)
 {
-	int64_t c[13];
-	double *p = collapse(1, 12, c);
-	ck_assert_int_eq(c[0], NPTS);
-	ck_assert_int_eq(c[4], 2);
-	for (int t = 4; t <= 12; t++)
-		ck_assert_int_eq(c[t], 2);
+	mk_toy_collapse_opts o;
+	mk_toy_collapse_opts_init(&o);
+	o.steps = steps;
+	return collapse_with(dnas, &o, clusters);
+}
+
+/* The literal reading: Gaussian-kernel scores, variance 0.1. */
+static double *collapse_literal(int dnas, int steps, int64_t *clusters)
+{
+	mk_toy_collapse_opts o;
+	mk_toy_collapse_opts_init(&o);
+	o.steps = steps;
+	o.score = MK_TOY_SCORE_DIST;
+	o.sd = sqrt(0.1);
+	return collapse_with(dnas, &o, clusters);
+}
+
+START_TEST(test_collapse_defaults)
+{
+	mk_toy_collapse_opts o;
+	mk_toy_collapse_opts_init(&o);
+	ck_assert_uint_eq(o.seed, MK_TOY_COLLAPSE_SEED);
+	ck_assert_int_eq(o.steps, 4);
+	ck_assert_int_eq(o.score, MK_TOY_SCORE_DOT);
+	ck_assert_double_eq(o.sd, 0.1);
+}
+END_TEST
+
+/* sd 0 puts every point on its centre: two clusters from the start. */
+START_TEST(test_collapse_no_spread)
+{
+	mk_toy_collapse_opts o;
+	int64_t c[2];
+	double *p;
+	mk_toy_collapse_opts_init(&o);
+	o.sd = 0;
+	o.steps = 1;
+	p = collapse_with(1, &o, c);
+	ck_assert_int_eq(c[0], 2);
+	ck_assert_int_eq(c[1], 2);
+	ck_assert_double_eq(p[0], 1.8);
+	ck_assert_double_eq(p[2 * 549 + 1], -1);
 	free(p);
 }
 END_TEST
 
-/*
- * UNAS absorbs the small mode into the large one.  With scores
- * -|x_i - x_j|^2 / 2 this takes longer than the paper's 4 steps: after 4
- * the 500 points are one cluster but the 50 are strung out along the way
- * to it (tens of clusters at 1e-3), and all 550 are one cluster after 7.
- */
-START_TEST(test_unas_collapses)
+/* The paper's Fig. 6: after 4 steps UNAS has merged everything into one
+ * cluster and DNAS keeps the two modes, and keeps them (12 steps). */
+START_TEST(test_paper_result)
 {
-	int64_t c[8];
-	double *p = collapse(0, 7, c), *x4 = p + (size_t)4 * NPTS * 2;
+	int64_t u[5], d[13];
+	double *pu = collapse(0, 4, u), *pd = collapse(1, 12, d);
+	const double *x = pd + (size_t)4 * NPTS * 2;
+	ck_assert_int_eq(u[4], 1);
+	ck_assert_int_gt(u[3], 2); /* it takes the 4 steps */
+	for (int t = 4; t <= 12; t++)
+		ck_assert_int_eq(d[t], 2);
+	/* after 4 steps the two DNAS clusters are the two modes (not a split
+	 * of one); with dot scores they then drift slowly toward each other */
+	ck_assert_double_lt(hypot(x[0] - 1.8, x[1] - 0.7), 0.2);
+	ck_assert_double_lt(hypot(x[2 * 549] + 1, x[2 * 549 + 1] + 1), 0.2);
+	ck_assert_int_eq(mk_toy_clusters(x, 500, 2, 1e-3), 1);
+	free(pu);
+	free(pd);
+}
+END_TEST
+
+/*
+ * With scores -|x_i - x_j|^2 / 2 and variance 0.1 UNAS takes longer than
+ * the paper's 4 steps: after 4 the 500 points are one cluster but the 50
+ * are strung out on the way to it (tens of clusters at 1e-3); for seeds
+ * 0..99 all 550 are one cluster at step 5 to 7, and DNAS is 2 by step 5.
+ */
+START_TEST(test_literal_reading)
+{
+	int64_t u[8], d[8];
+	double *pu = collapse_literal(0, 7, u), *pd = collapse_literal(1, 7, d);
+	double *x4 = pu + (size_t)4 * NPTS * 2;
 	ck_assert_int_eq(mk_toy_clusters(x4, 500, 2, 1e-3), 1);
-	ck_assert_int_gt(c[4], 2);
+	ck_assert_int_gt(u[4], 2);
 	for (int64_t i = 500; i < NPTS; i++) /* every small-mode point has left (-1, -1) */
 		ck_assert_double_gt(hypot(x4[2 * i] + 1, x4[2 * i + 1] + 1), 0.3);
-	ck_assert_int_eq(c[7], 1);
-	free(p);
+	ck_assert_int_eq(u[7], 1);
+	for (int t = 5; t <= 7; t++)
+		ck_assert_int_eq(d[t], 2);
+	free(pu);
+	free(pd);
+}
+END_TEST
+
+/* Both score readings of a step agree with a direct evaluation of one
+ * query's new position. */
+START_TEST(test_step_by_hand)
+{
+	const double x[] = {0, 0, 1, 0, 0, 2};
+	double y[6], w[3], sum = 0, want = 0;
+	/* UNAS, dot scores: query 2 = (0, 2) scores 0, 0, 4 */
+	ck_assert_int_eq(mk_toy_step(0, MK_TOY_SCORE_DOT, x, 3, 2, y), MK_OK);
+	for (int j = 0; j < 3; j++)
+		sum += w[j] = exp(x[2 * j + 1] * 2);
+	for (int j = 0; j < 3; j++)
+		want += w[j] / sum * x[2 * j + 1];
+	ck_assert_double_eq_tol(y[5], want, 1e-15);
+	ck_assert_int_eq(mk_toy_step(1, MK_TOY_SCORE_DIST, x, 0, 2, y), MK_EINVAL);
 }
 END_TEST
 
@@ -173,9 +313,18 @@ START_TEST(test_collapse_errors)
 {
 	double p[NPTS * 2];
 	int64_t c[1];
-	ck_assert_int_eq(mk_toy_collapse(0, 0, -1, p, c), MK_EINVAL);
+	mk_toy_collapse_opts o;
+	mk_toy_collapse_opts_init(&o);
+	o.steps = -1;
+	ck_assert_int_eq(mk_toy_collapse(0, &o, p, c), MK_EINVAL);
 	ck_assert_ptr_nonnull(strstr(mk_error(), "-1"));
-	ck_assert_int_eq(mk_toy_collapse(0, 0, MK_TOY_COLLAPSE_STEPS_MAX + 1, p, c), MK_EINVAL);
+	o.steps = MK_TOY_COLLAPSE_STEPS_MAX + 1;
+	ck_assert_int_eq(mk_toy_collapse(0, &o, p, c), MK_EINVAL);
+	o.steps = 0;
+	o.sd = -0.5;
+	ck_assert_int_eq(mk_toy_collapse(0, &o, p, c), MK_EINVAL);
+	o.sd = NAN;
+	ck_assert_int_eq(mk_toy_collapse(0, &o, p, c), MK_EINVAL);
 }
 END_TEST
 
@@ -191,8 +340,13 @@ static Suite *explain_suite(void)
 	tcase_add_test(d, test_swap_and_order);
 	tcase_add_test(d, test_far_clusters);
 	tcase_add_test(d, test_distance_errors);
-	tcase_add_test(c, test_dnas_keeps_two);
-	tcase_add_test(c, test_unas_collapses);
+	tcase_add_test(d, test_distance_score_free);
+	tcase_add_test(d, test_distance_grid);
+	tcase_add_test(c, test_collapse_defaults);
+	tcase_add_test(c, test_collapse_no_spread);
+	tcase_add_test(c, test_paper_result);
+	tcase_add_test(c, test_literal_reading);
+	tcase_add_test(c, test_step_by_hand);
 	tcase_add_test(c, test_collapse_repeatable);
 	tcase_add_test(c, test_clusters_single_linkage);
 	tcase_add_test(c, test_collapse_errors);
