@@ -52,6 +52,9 @@ main_job() {
 	echo
 	PYTHON=/usr/bin/python3 MASKKIT="$top/build/maskkit" \
 		sh "$top/examples/dataset_analysis.sh" "$top/out/dataset"
+	echo
+	PYTHON=/usr/bin/python3 MASKKIT="$top/build/maskkit" \
+		sh "$top/examples/explain_away.sh" "$top/out/explain"
 }
 
 install_deps

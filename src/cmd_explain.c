@@ -314,7 +314,6 @@ const struct mk_cmd mk_cmd_explain = {
 "usage: maskkit explain INPUT [options]\n"
 "       maskkit explain --random S,d[,scale] [--heads H] [--seed N] [options]\n"
 "       maskkit explain --q Q --k K [options]\n"
-"       maskkit explain --toy collapse|distance [toy options]\n"
 "\n"
 "How much of each key reaches the output: the column sums sum_i pi_ij of the\n"
 "attention matrix under softmax (UNAS: rows normalised) and the\n"
