@@ -89,24 +89,47 @@ static void explain_histogram(mk_explain *e, double log_eps)
 	}
 }
 
-static int explain_check(const mk_explain_opts *o, int64_t heads, int64_t n, int64_t d)
+/* Each normalisation valid, and none twice (outputs are keyed by name). */
+static int explain_check_norms(const mk_explain_opts *o)
 {
+	char a[64], b[64];
+	int ret;
+
 	if (!o->nnorms || !o->norms)
 		return mk_error_set(MK_EINVAL, "explain: no normalisation given");
+	for (size_t x = 0; x < o->nnorms; x++) {
+		if ((ret = mk_norm_check(&o->norms[x])))
+			return ret;
+		mk_norm_format(&o->norms[x], a, sizeof a);
+		for (size_t y = 0; y < x; y++) {
+			mk_norm_format(&o->norms[y], b, sizeof b);
+			if (!strcmp(a, b))
+				return mk_error_set(MK_EINVAL, "normalisation '%s' is listed twice", a);
+		}
+	}
+	return MK_OK;
+}
+
+static int explain_check(const mk_explain_opts *o, int64_t heads, int64_t n, int64_t d)
+{
+	int ret;
+
+	if ((ret = explain_check_norms(o)))
+		return ret;
 	if (!(o->eps > 0 && o->eps <= 1))
 		return mk_error_set(MK_EINVAL, "eps must be in (0, 1], got %g", o->eps);
 	if (o->bins < 1 || o->bins > MK_EXPLAIN_BINS_MAX)
 		return mk_error_set(MK_EINVAL, "bins must be in 1..%d, got %d", MK_EXPLAIN_BINS_MAX,
 				    o->bins);
 	if (o->trace < 0 || o->trace > 1000)
-		return mk_error_set(MK_EINVAL, "sinkhorn trace rounds must be in 1..1000, got %d",
-				    o->trace);
+		return mk_error_set(MK_EINVAL, "sinkhorn trace rounds must be in 0..1000 (0: none), "
+				    "got %d", o->trace);
 	if (n < 2)
 		return mk_error_set(MK_EINVAL, "explaining away needs a sequence of 2 or more "
 				    "tokens, got S = %lld", (long long)n);
-	if (heads < 1 || d < 1)
-		return mk_error_set(MK_EINVAL, "explain: %lld heads of dimension %lld",
-				    (long long)heads, (long long)d);
+	if (heads < 1 || d < 1 || d > MK_EXPLAIN_MAX_DIM)
+		return mk_error_set(MK_EINVAL, "explain: %lld heads of dimension %lld (d must be in "
+				    "1..%d)", (long long)heads, (long long)d, MK_EXPLAIN_MAX_DIM);
 	return mk_check_n(n, "the sequence length S");
 }
 
@@ -118,17 +141,21 @@ static int explain_alloc(const mk_explain_opts *o, mk_explain *e)
 
 	if ((ret = mk_mul_u64(e->nnorms * (uint64_t)e->heads, (uint64_t)e->n, &cells)) ||
 	    (ret = mk_mul_u64(cells, sizeof(double), &bytes)) ||
-	    (ret = mk_mul_u64((uint64_t)e->heads, (uint64_t)(o->trace + 2) * 64, &extra)))
+	    (ret = mk_mul_u64((uint64_t)e->heads, (uint64_t)(o->trace + 2) * 64 +
+			      (uint64_t)e->n * 8, &extra)))
 		return mk_error_set(MK_ERANGE, "explain: %zu normalisations x %lld heads x S = %lld "
 				    "overflow", e->nnorms, (long long)e->heads, (long long)e->n);
-	if ((ret = mk_check_memory(bytes + extra + (uint64_t)e->n * 16, o->max_memory
+	/* extra: the trace, the statistics' sort buffer (heads x n), hnas's
+	 * and the trace's n doubles and the passes' 4 n floats */
+	if ((ret = mk_check_memory(bytes + extra + (uint64_t)e->n * 32, o->max_memory
 				   ? o->max_memory : MK_DEFAULT_MAX_MEMORY, "the column sums")))
 		return ret;
 	e->log10 = malloc((size_t)bytes);
 	e->stat = calloc(e->nnorms * (size_t)(e->heads + 1), sizeof *e->stat);
 	e->hist = calloc(e->nnorms * (size_t)e->bins, sizeof *e->hist);
 	e->steps = e->trace ? calloc((size_t)e->heads * (size_t)e->trace, sizeof *e->steps) : NULL;
-	if (!e->log10 || !e->stat || !e->hist || (e->trace && !e->steps))
+	e->score_bound = calloc((size_t)e->heads, sizeof *e->score_bound);
+	if (!e->log10 || !e->stat || !e->hist || (e->trace && !e->steps) || !e->score_bound)
 		return mk_error_set(MK_ENOMEM, "out of memory for the column sums");
 	return MK_OK;
 }
@@ -179,6 +206,9 @@ int mk_explain_run(const mk_explain_opts *o, int64_t heads, int64_t n, int64_t d
 			    .trace = o->trace};
 	if ((ret = explain_alloc(o, out)))
 		goto cleanup;
+	for (int64_t h = 0; h < heads; h++)
+		out->score_bound[h] = mk_attn_score_bound(n, d, q + (size_t)h * (size_t)n * (size_t)d,
+							  k + (size_t)h * (size_t)n * (size_t)d);
 	for (size_t a = 0; a < o->nnorms && ret == MK_OK; a++)
 		for (int64_t h = 0; h < heads && ret == MK_OK; h++) {
 			size_t at = (size_t)h * (size_t)n * (size_t)d;
@@ -214,5 +244,6 @@ void mk_explain_free(mk_explain *e)
 	free(e->stat);
 	free(e->hist);
 	free(e->steps);
+	free(e->score_bound);
 	memset(e, 0, sizeof *e);
 }

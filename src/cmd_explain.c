@@ -37,23 +37,27 @@ static bool explain_wants_toy(int argc, char **argv)
 /* "softmax,dnas,hnas:0.5": each through mk_norm_parse. */
 static int explain_norms(const char *list, mk_norm *out, size_t *count)
 {
-	char buf[1024], *save = NULL;
+	char buf[64];
 	int ret;
 
-	if (strlen(list) >= sizeof buf)
-		return mk_error_set(MK_EINVAL, "--norm list is too long");
-	snprintf(buf, sizeof buf, "%s", list);
 	*count = 0;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		if (!len)
+			return mk_error_set(MK_EINVAL, "--norm '%s': an empty entry", list);
+		if (len >= sizeof buf)
+			return mk_error_set(MK_EINVAL, "--norm '%.*s': no such normalisation",
+					    (int)len, p);
 		if (*count == EXPLAIN_MAX_NORMS)
 			return mk_error_set(MK_EINVAL, "--norm: at most %d normalisations",
 					    EXPLAIN_MAX_NORMS);
-		if ((ret = mk_norm_parse(t, &out[(*count)++])))
+		snprintf(buf, sizeof buf, "%.*s", (int)len, p);
+		if ((ret = mk_norm_parse(buf, &out[(*count)++])))
 			return ret;
+		p += len;
+		if (!*p)
+			return MK_OK;
 	}
-	if (!*count || list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
-		return mk_error_set(MK_EINVAL, "--norm '%s': an empty entry", list);
-	return MK_OK;
 }
 
 /* "S,d[,scale]" */
@@ -116,6 +120,7 @@ static int explain_option(int opt, const char *arg, void *ctx)
 		if (strcmp(arg, "torch") && strcmp(arg, "tf"))
 			return mk_error_set(MK_EINVAL, "--linear must be torch or tf, got '%s'", arg);
 		o->tf = !strcmp(arg, "tf");
+		o->linear = true;
 		return MK_OK;
 	case EX_OPT_MASK: o->mask = arg; return MK_OK;
 	case EX_OPT_NORM: o->norm_arg = arg; return MK_OK;
@@ -157,6 +162,8 @@ static int explain_check_opts(const ex_opts *o, int nargs)
 				 "--q/--k, not several" : "give INPUT, --random S,d or --q Q --k K");
 	if (!o->qspec != !o->kspec)
 		return cli_usage(&mk_cmd_explain, "--q and --k go together");
+	if (o->linear && !nargs)
+		return cli_usage(&mk_cmd_explain, "--linear applies to an INPUT holding x, wq and wk");
 	for (size_t a = 0; a < 4; a++)
 		for (size_t b = a + 1; b < 4; b++)
 			if (outs[a] && outs[b] && !strcmp(outs[a], outs[b]))
@@ -349,8 +356,8 @@ const struct mk_cmd mk_cmd_explain = {
 "      --png FILE         that histogram, one curve per normalisation (gnuplot;\n"
 "                         the paper's Fig. 1)\n"
 "      --bins B           histogram bins (default 60)\n"
-"  -o, --output FILE      the log10 column sums [norms, heads, S] (.h5 or .npy;\n"
-"                         -inf for a key outside the mask)\n"
+"  -o, --output FILE      the log10 column sums [norms, heads, S], float32 (.h5\n"
+"                         or .npy; -inf for a key no query may attend to)\n"
 "      --tile T           tile of the mask's layout (default 64)\n"
 "      --max-memory SIZE  limit for the tensors (default 4G)\n"
 "      --progress         progress on stderr (default when it is a terminal)\n"

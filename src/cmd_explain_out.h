@@ -13,7 +13,7 @@ typedef struct ex_opts {
 	const char *png, *csv, *hist_csv;
 	int64_t heads, rand_n, rand_d, tile;
 	double scale;
-	bool tf, json;
+	bool tf, linear, json;
 	mk_norm norms[EXPLAIN_MAX_NORMS];
 	mk_explain_opts run;   /* eps, bins, trace, nnorms */
 } ex_opts;

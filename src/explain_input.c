@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include <cblas.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,8 +120,8 @@ static int qk_read_bias(hid_t file, const char *path, const char *name, int64_t 
 	}
 	for (int64_t e = 0; e < want; e++)
 		if (!isfinite((*out)[e])) {
-			ret = mk_error_set(MK_EFORMAT, "%s: '%s'[%lld] is not finite", path, name,
-					   (long long)e);
+			ret = mk_error_set(MK_EFORMAT, "%s: '%s'[%lld] is not a finite float32 (NaN, "
+					   "Inf or beyond float32's range)", path, name, (long long)e);
 			break;
 		}
 cleanup:
@@ -157,6 +158,9 @@ static int qk_project(const mk_tensor *x, const mk_tensor *w, const float *b, in
 		return mk_error_set(MK_EINVAL, "%s has %lld outputs, not a multiple of --heads "
 				    "%lld", what, (long long)o, (long long)heads);
 	d = o / heads;
+	if (s > INT_MAX || o > INT_MAX || dm > INT_MAX)
+		return mk_error_set(MK_ERANGE, "x and %s are too large for BLAS (a dimension above "
+				    "%d)", what, INT_MAX);
 	if ((ret = mk_tensor_new(2, (int64_t[]){s, o}, MK_DTYPE_F32, max_memory, what, &tmp)) ||
 	    (ret = mk_tensor_new(3, (int64_t[]){heads, s, d}, MK_DTYPE_F32, max_memory, what,
 				 out)))
@@ -165,10 +169,19 @@ static int qk_project(const mk_tensor *x, const mk_tensor *w, const float *b, in
 		    (int)dm, 1.0f, x->data, (int)dm, w->data, tf ? (int)o : (int)dm, 0.0f,
 		    tmp.data, (int)o);
 	for (int64_t i = 0; i < s; i++)
-		for (int64_t c = 0; c < o; c++)
-			out->data[((c / d) * s + i) * d + c % d] =
-				tmp.data[i * o + c] + (b ? b[c] : 0.0f);
+		for (int64_t c = 0; c < o; c++) {
+			float y = tmp.data[i * o + c] + (b ? b[c] : 0.0f);
+			if (!isfinite(y)) {
+				ret = mk_error_set(MK_ERANGE, "x %s overflows float32 at token %lld, "
+						   "output %lld (the inputs are too large)", what,
+						   (long long)i, (long long)c);
+				goto cleanup;
+			}
+			out->data[((c / d) * s + i) * d + c % d] = y;
+		}
 cleanup:
+	if (ret)
+		mk_tensor_release(out);
 	mk_tensor_release(&tmp);
 	return ret;
 }
@@ -225,8 +238,13 @@ static int qk_read_layer(const qk_file *f, int64_t heads, bool tf, uint64_t max_
 		if ((ret = qk_tensor(f, wname[t], max_memory, &w)))
 			break;
 		snprintf(full, sizeof full, "%s/%s", f->group, bname[t]);
-		if (qk_has(f, bname[t]))
+		if (w.rank != 2)
+			ret = mk_error_set(MK_EINVAL, "%s must be a matrix, got rank %d", wname[t],
+					   w.rank);
+		else if (qk_has(f, bname[t]))
 			ret = qk_read_bias(f->h, f->path, full, tf ? w.dims[1] : w.dims[0], &b);
+		else if (H5Lexists(f->h, full, H5P_DEFAULT) > 0)
+			ret = mk_error_set(MK_EFORMAT, "%s: '%s' is not a dataset", f->path, full);
 		if (ret == MK_OK)
 			ret = qk_project(&x, &w, b, heads, tf, max_memory, wname[t], t ? k : q);
 		mk_tensor_release(&w);
@@ -266,6 +284,9 @@ int mk_qk_read(const char *spec, int64_t heads, bool tf, uint64_t max_memory, mk
 	} else if (qk_has(&f, "x") && qk_has(&f, "wq") && qk_has(&f, "wk")) {
 		if ((ret = qk_read_layer(&f, heads, tf, max_memory, &q, &k)) == MK_OK)
 			ret = mk_qk_adopt(&q, &k, out);
+	} else if (*f.group && mk_h5_is_dataset(f.h, f.group)) {
+		ret = mk_error_set(MK_EINVAL, "%s: '%s' is a dataset; INPUT names the group that "
+				   "holds q and k (or x, wq and wk)", path, f.group);
 	} else {
 		ret = mk_error_set(MK_EFORMAT, "%s: no datasets q and k (nor x, wq and wk) in '%s'",
 				   path, *f.group ? f.group : "/");

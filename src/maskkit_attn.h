@@ -42,6 +42,9 @@ typedef struct mk_norm {
 
 /* "softmax", "dnas", "hnas:U", "sinkhorn:K"; MK_EINVAL with a message. */
 int mk_norm_parse(const char *s, mk_norm *out);
+/* MK_EINVAL with a message unless n is a known kind with its parameter in
+ * range (what mk_norm_parse accepts). */
+int mk_norm_check(const mk_norm *n);
 /* Writes the canonical spelling ("hnas:0.5") into buf. */
 void mk_norm_format(const mk_norm *n, char *buf, size_t cap);
 const char *mk_attn_kernel_name(mk_attn_kernel k);
@@ -117,6 +120,11 @@ typedef struct mk_sinkhorn_step {
 } mk_sinkhorn_step;
 int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, const float *k,
 		    const mk_attn_layout *mask, double *logcol, mk_sinkhorn_step *trace);
+/* max_i |q_i| max_j |k_j| / sqrt(d): no score q_i.k_j / sqrt(d) exceeds it in
+ * magnitude.  mk_attn_colsums refuses inputs where it is above 1e37, and
+ * float32 rounding of the scores leaves each log column sum uncertain by a
+ * few float32 ulps of it. */
+double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k);
 
 /* ---- explaining away (analysis/explain.c) -------------------------------- */
 
@@ -124,6 +132,7 @@ int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, c
  * statistics `maskkit explain` prints (Ding et al.'s Fig. 1). */
 #define MK_EXPLAIN_EPS 1e-8
 #define MK_EXPLAIN_BINS_MAX 10000
+#define MK_EXPLAIN_MAX_DIM 65536
 
 typedef struct mk_explain_stat {
 	int64_t keys;   /* columns with an entry */
@@ -138,7 +147,7 @@ typedef struct mk_explain_opts {
 	size_t nnorms;
 	double eps;      /* in (0, 1] */
 	int bins;        /* histogram bins, 1..MK_EXPLAIN_BINS_MAX */
-	int trace;       /* sinkhorn rounds traced per head, 0 = none */
+	int trace;       /* sinkhorn rounds traced per head, 0..1000 (0: none) */
 	uint64_t max_memory;
 	/* called before each (normalisation, head); may be NULL */
 	void (*progress)(int64_t done, int64_t total, void *arg);
@@ -157,6 +166,7 @@ typedef struct mk_explain {
 	int64_t *hist;         /* nnorms x bins */
 	int trace;
 	mk_sinkhorn_step *steps; /* heads x trace */
+	double *score_bound;     /* per head: mk_attn_score_bound */
 } mk_explain;
 
 /* Column sums for every normalisation and head of q, k ([heads, n, d],

@@ -98,12 +98,15 @@ START_TEST(test_separable_closed_form)
 }
 END_TEST
 
+/* The smallest log column sum; every column of these masks has an entry,
+ * so each must be finite. */
 static double min_of(const double *x, int64_t n)
 {
 	double m = INFINITY;
-	for (int64_t j = 0; j < n; j++)
-		if (isfinite(x[j]))
-			m = fmin(m, x[j]);
+	for (int64_t j = 0; j < n; j++) {
+		ck_assert_msg(isfinite(x[j]), "column %lld: log sum %g", (long long)j, x[j]);
+		m = fmin(m, x[j]);
+	}
 	return m;
 }
 
@@ -363,6 +366,28 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* The library refuses what the parser would: no garbage from a bad norm. */
+START_TEST(test_norm_checked)
+{
+	float q[16] = {0}, k[16] = {0};
+	double c[8];
+	const mk_norm bad[] = {{.kind = MK_NORM_SINKHORN, .iters = 0},
+			       {.kind = MK_NORM_HNAS, .u = 1.5}, {.kind = MK_NORM_HNAS, .u = NAN},
+			       {.kind = (mk_norm_kind)42}};
+	mk_explain_opts o = {.norms = (mk_norm[]){softmax, softmax}, .nnorms = 2, .eps = 1e-8,
+			     .bins = 4};
+	mk_explain e;
+
+	for (size_t x = 0; x < sizeof bad / sizeof *bad; x++)
+		ck_assert_int_eq(mk_attn_colsums(&bad[x], 8, 2, q, k, NULL, c, NULL), MK_EINVAL);
+	ck_assert_int_eq(mk_explain_run(&o, 1, 8, 2, q, k, NULL, &e), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "twice"));
+	o.nnorms = 1;
+	o.trace = 1001;
+	ck_assert_int_eq(mk_explain_run(&o, 1, 8, 2, q, k, NULL, &e), MK_EINVAL);
+}
+END_TEST
+
 /* Head h of --random does not depend on how many heads are drawn. */
 START_TEST(test_random_heads)
 {
@@ -393,6 +418,7 @@ int main(void)
 	tcase_add_test(t, test_stats_and_histogram);
 	tcase_add_test(t, test_errors);
 	tcase_add_test(t, test_random_heads);
+	tcase_add_test(t, test_norm_checked);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return mk_test_main(s);

@@ -114,12 +114,10 @@ static int colsum_hnas(colsum_ws *w, double u, double *out)
 	return ret;
 }
 
-/* The largest |s_ij| is at most max |q_i| max |k_j| / sqrt(d) (Cauchy-
- * Schwarz, which also bounds sgemm's partial sums): refuse inputs whose
- * scores could leave float32, rather than read -inf - -inf as a column. */
-static int colsum_range(int64_t n, int64_t d, const float *q, const float *k)
+/* Cauchy-Schwarz, which also bounds sgemm's partial sums; NaN propagates. */
+double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k)
 {
-	double mq = 0, mk = 0, top;
+	double mq = 0, mk = 0;
 
 	for (int64_t i = 0; i < n; i++) {
 		double a = 0, b = 0;
@@ -127,10 +125,20 @@ static int colsum_range(int64_t n, int64_t d, const float *q, const float *k)
 			a += (double)q[i * d + c] * q[i * d + c];
 			b += (double)k[i * d + c] * k[i * d + c];
 		}
-		mq = a > mq ? a : mq;
-		mk = b > mk ? b : mk;
+		if (!(a <= mq))
+			mq = a;
+		if (!(b <= mk))
+			mk = b;
 	}
-	top = sqrt(mq) * sqrt(mk) / sqrt((double)d);
+	return sqrt(mq) * sqrt(mk) / sqrt((double)d);
+}
+
+/* Refuses inputs whose scores could leave float32, rather than read
+ * -inf - -inf as a column. */
+static int colsum_range(int64_t n, int64_t d, const float *q, const float *k)
+{
+	double top = mk_attn_score_bound(n, d, q, k);
+
 	if (!(top <= 1e37))
 		return mk_error_set(MK_ERANGE, "attention scores could reach %.3g, beyond float32 "
 				    "(the inputs are too large)", top);
@@ -146,6 +154,8 @@ int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, c
 	float *buf;
 	int ret;
 
+	if ((ret = mk_norm_check(norm)))
+		return ret;
 	if (n < 1 || d < 1)
 		return mk_error_set(MK_EINVAL, "column sums need n >= 1 and d >= 1, got n = %lld, "
 				    "d = %lld", (long long)n, (long long)d);
@@ -168,7 +178,7 @@ int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, c
 	case MK_NORM_HNAS:
 		ret = colsum_hnas(&w, norm->u, logcol);
 		break;
-	default: {
+	default: { /* dnas, sinkhorn: checked above */
 		int rounds = norm->kind == MK_NORM_DNAS ? 1 : norm->iters;
 		if ((ret = colsum_sinkhorn(&w, rounds, trace)) == MK_OK)
 			ret = colsum_finish(&w, w.g, logcol);

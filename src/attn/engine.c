@@ -76,6 +76,26 @@ int mk_norm_parse(const char *s, mk_norm *out)
 			    "sinkhorn:K)", s);
 }
 
+int mk_norm_check(const mk_norm *n)
+{
+	switch (n->kind) {
+	case MK_NORM_SOFTMAX:
+	case MK_NORM_DNAS:
+		return MK_OK;
+	case MK_NORM_SINKHORN:
+		if (n->iters < 1 || n->iters > 1000)
+			return mk_error_set(MK_EINVAL, "sinkhorn needs 1 to 1000 rounds, got %d",
+					    n->iters);
+		return MK_OK;
+	case MK_NORM_HNAS:
+		if (!(n->u >= 0.0 && n->u <= 1.0))
+			return mk_error_set(MK_EINVAL, "hnas needs u in [0, 1], got %g", n->u);
+		return MK_OK;
+	default:
+		return mk_error_set(MK_EINVAL, "unknown normalisation kind %d", (int)n->kind);
+	}
+}
+
 void mk_norm_format(const mk_norm *n, char *buf, size_t cap)
 {
 	switch (n->kind) {
@@ -129,12 +149,7 @@ static int attn_check(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_
 	if (mask && mask->n != s->n)
 		return mk_error_set(MK_EINVAL, "the mask is for n = %lld but the tensors have "
 				    "n = %lld", (long long)mask->n, (long long)s->n);
-	if (norm->kind == MK_NORM_SINKHORN && (norm->iters < 1 || norm->iters > 1000))
-		return mk_error_set(MK_EINVAL, "sinkhorn needs 1 to 1000 rounds, got %d",
-				    norm->iters);
-	if (norm->kind == MK_NORM_HNAS && !(norm->u >= 0.0 && norm->u <= 1.0))
-		return mk_error_set(MK_EINVAL, "hnas needs u in [0, 1], got %g", norm->u);
-	return MK_OK;
+	return mk_norm_check(norm);
 }
 
 int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,

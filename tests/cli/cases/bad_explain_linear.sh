@@ -1,0 +1,1 @@
+"$MASKKIT" explain --random 8,4 --linear tf

@@ -1,0 +1,1 @@
+"$MASKKIT" explain --random 8,4 --norm softmax,dnas,unas
