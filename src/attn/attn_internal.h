@@ -17,6 +17,9 @@ static inline bool mk_attn_in_parallel(void)
 #endif
 }
 
+/* The cuda backend (cuda.c), or NULL with a message when no device is usable. */
+const mk_attn_backend *mk_attn_cuda_get(void);
+
 struct mk_attn_layout {
 	int64_t n, tile, nt;        /* nt = ceil(n / tile) tiles per side */
 	size_t stride;              /* words per bit row */
@@ -33,6 +36,10 @@ struct mk_attn_layout {
 	int32_t *col;
 	uint64_t nnz;
 	int64_t nonempty_tiles, empty_rows;
+	/* a copy on a device, owned by the backend that prepared the layout
+	 * (freed with it through dev_free) */
+	void *dev;
+	void (*dev_free)(void *dev);
 };
 
 static inline int mk_attn_bit(const mk_attn_layout *l, int64_t i, int64_t j)
