@@ -18,6 +18,10 @@
 #include <time.h>
 #include "cuda_dev.h"
 
+_Static_assert(MK_CUDA_DENSE == MK_KERNEL_DENSE && MK_CUDA_MASKED == MK_KERNEL_MASKED &&
+	       MK_CUDA_BLOCK == MK_KERNEL_BLOCK && MK_CUDA_CSR == MK_KERNEL_CSR &&
+	       MK_CUDA_EGPU == MK_EGPU, "the .cu files use these numbers");
+
 #define CUDA_MAX_HEAD_DIM 128 /* kernels for d = 64 and 128; smaller d is padded */
 #define CUDA_F16_MAX 65504.0f
 
@@ -57,7 +61,8 @@ static int cuda_upload(const cuda_job *j, const float *x, cuda_buf *dst)
 	int ret;
 
 	if ((ret = mk_cuda_reserve(dst, j->cells * elem)) ||
-	    (ret = mk_cuda_reserve(&c->stage, j->cells * sizeof(float))))
+	    (c->dtype != MK_CUDA_F32 &&
+	     (ret = mk_cuda_reserve(&c->stage, j->cells * sizeof(float)))))
 		return ret;
 	stage = c->dtype == MK_CUDA_F32 ? dst->p : c->stage.p;
 	if (d == dp) {
@@ -205,28 +210,6 @@ static int cuda_setup(cuda_job *j, mk_attn_kernel kernel, const mk_norm *norm,
 	return mk_cuda_mask_get(l, &j->mask, temp);
 }
 
-static int cuda_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
-		    const mk_attn_shape *s, const float *q, const float *k, const float *v,
-		    const mk_attn_layout *mask, float *o, mk_attn_stats *st)
-{
-	cuda_job j;
-	mk_cuda_mask *temp = NULL;
-	int ret;
-
-	(void)b;
-	if ((ret = cuda_setup(&j, kernel, norm, s, mask, &temp)) ||
-	    (ret = cuda_upload_all(&j, q, k, v)) || (ret = cuda_reserve_part(&j)) ||
-	    (ret = cuda_norm(&j)))
-		goto out;
-	ret = cuda_download(&j, o, st);
-out:
-	if (temp) {
-		(void)cudaStreamSynchronize(j.c->stream);
-		mk_cuda_mask_free(temp);
-	}
-	return ret;
-}
-
 /* One timed run between two events on the stream. */
 static int cuda_time_once(const cuda_job *j, double *secs)
 {
@@ -242,23 +225,25 @@ static int cuda_time_once(const cuda_job *j, double *secs)
 	return MK_OK;
 }
 
-static int cuda_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
-		     const mk_attn_shape *s, const float *q, const float *k, const float *v,
-		     const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
-		     mk_attn_stats *st)
+/* One run (secs NULL), or warmup then reps timed runs on inputs uploaded
+ * once; then the output comes back. */
+static int cuda_exec(mk_attn_kernel kernel, const mk_norm *norm, const mk_attn_shape *s,
+		     const float *q, const float *k, const float *v, const mk_attn_layout *mask,
+		     int warmup, int reps, double *secs, float *o, mk_attn_stats *st)
 {
 	cuda_job j;
 	mk_cuda_mask *temp = NULL;
 	double ignored;
 	int ret;
 
-	(void)b;
 	if ((ret = cuda_setup(&j, kernel, norm, s, mask, &temp)) ||
 	    (ret = cuda_upload_all(&j, q, k, v)) || (ret = cuda_reserve_part(&j)))
 		goto out;
-	for (int w = 0; w < warmup && !ret; w++)
+	if (!secs)
+		ret = cuda_norm(&j);
+	for (int w = 0; secs && w < warmup && !ret; w++)
 		ret = cuda_time_once(&j, &ignored);
-	for (int r = 0; r < reps && !ret; r++)
+	for (int r = 0; secs && r < reps && !ret; r++)
 		ret = cuda_time_once(&j, &secs[r]);
 	if (!ret)
 		ret = cuda_download(&j, o, st);
@@ -268,6 +253,23 @@ out:
 		mk_cuda_mask_free(temp);
 	}
 	return ret;
+}
+
+static int cuda_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		    const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		    const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+{
+	(void)b;
+	return cuda_exec(kernel, norm, s, q, k, v, mask, 0, 0, NULL, o, st);
+}
+
+static int cuda_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		     const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		     const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
+		     mk_attn_stats *st)
+{
+	(void)b;
+	return cuda_exec(kernel, norm, s, q, k, v, mask, warmup, reps, secs, o, st);
 }
 
 static int cuda_configure(const mk_attn_backend *b, int device, const char *dtype)

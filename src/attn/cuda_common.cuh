@@ -105,15 +105,15 @@ __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool va
 	uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
 	int bytes = valid ? 16 : 0;
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem),
-		     "r"(bytes));
+		     "r"(bytes) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit()
 {
-	asm volatile("cp.async.commit_group;\n" ::);
+	asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
 template <int N> __device__ __forceinline__ void cp_async_wait()
 {
-	asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+	asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
 /* ---- mask bits ---------------------------------------------------------------- */
