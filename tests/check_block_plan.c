@@ -1,7 +1,8 @@
-/* Unit tests of the cuda block kernel's host plan (block_plan.c), which needs
- * no GPU: every sub-block visits each of its row's tiles exactly once, in
- * pieces of at most `piece` tiles; split rows list their pieces' slots, and
- * rows of tiles with no tile still get an (empty) item. */
+/* Unit tests of what the cuda backend prepares on the host, which needs no
+ * GPU: the block kernel's plan (block_plan.c: every sub-block visits each of
+ * its row's tiles exactly once, in pieces of at most `piece` tiles; split
+ * rows list their pieces' slots; rows of tiles with no tile still get an
+ * empty item) and the transposed CSR of the csr kernel's column pass. */
 #include "config.h"
 #include <check.h>
 #include <stdio.h>
@@ -144,6 +145,35 @@ START_TEST(layout_views_are_covered)
 }
 END_TEST
 
+/* The transposed entries the csr kernel's column pass walks (uploaded by
+ * the cuda backend): each column's rows in increasing order, every entry
+ * once. */
+START_TEST(csc_lists_every_entry)
+{
+	mk_mask *m = mk_test_random_mask(97, 0xc5c, 9);
+	mk_attn_layout *l;
+	int64_t *cptr;
+	int32_t *row;
+	ck_assert_int_eq(mk_attn_layout_new(m, 16, 0, &l), MK_OK);
+	ck_assert_int_eq(mk_attn_csr_transpose(l, &cptr, &row), MK_OK);
+	ck_assert_int_eq(cptr[0], 0);
+	ck_assert_int_eq(cptr[l->n], (int64_t)l->nnz);
+	for (int64_t j = 0; j < l->n; j++) {
+		int64_t e = cptr[j];
+		for (int64_t i = 0; i < l->n; i++)
+			if (mk_mask_test(m, i, j)) {
+				ck_assert_int_lt(e, cptr[j + 1]);
+				ck_assert_int_eq(row[e++], i);
+			}
+		ck_assert_int_eq(e, cptr[j + 1]);
+	}
+	free(cptr);
+	free(row);
+	mk_attn_layout_free(l);
+	mk_mask_free(m);
+}
+END_TEST
+
 START_TEST(plan_rejects_bad_sizes)
 {
 	int64_t ptr[] = {0, 1};
@@ -165,6 +195,7 @@ static Suite *plan_suite(void)
 	tcase_add_test(tc, piece_is_twice_the_mean);
 	tcase_add_test(tc, rows_stop_at_tile_and_n);
 	tcase_add_test(tc, layout_views_are_covered);
+	tcase_add_test(tc, csc_lists_every_entry);
 	tcase_add_test(tc, plan_rejects_bad_sizes);
 	suite_add_tcase(s, tc);
 	return s;

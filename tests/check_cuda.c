@@ -249,9 +249,19 @@ static Suite *cuda_suite(void)
 
 int main(void)
 {
+	SRunner *sr;
+	int failed;
+
 	if (!mk_attn_backend_get("cuda")) {
 		printf("check_cuda: SKIP: %s\n", mk_error());
 		return SKIP;
 	}
-	return mk_test_main(cuda_suite());
+	/* the probe above initialised CUDA, which a forked child cannot use:
+	 * the tests run in this process */
+	sr = srunner_create(cuda_suite());
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

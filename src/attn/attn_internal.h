@@ -65,6 +65,9 @@ int mk_cpu_tiles_col_pass(const mk_attn_slice *x, const float *f, float *g);
 /* f_i = LSE_j (s_ij - g_j) (g NULL: 0), and when o is set in x, o_i =
  * sum_j exp(s_ij - g_j - f_i) v_j (a zero row where f_i = -inf). */
 int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v);
+/* The CSR transposed: column j's rows, increasing, are row[cptr[j] ..
+ * cptr[j+1]-1] (malloc'ed; both NULL on failure, with a message). */
+int mk_attn_csr_transpose(const mk_attn_layout *l, int64_t **cptr, int32_t **row);
 int mk_cpu_csr_col_pass(const mk_attn_slice *x, const float *f, float *g);
 int mk_cpu_csr_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v);
 

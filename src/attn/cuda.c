@@ -172,19 +172,21 @@ static int cuda_download(const cuda_job *j, float *o, mk_attn_stats *st)
 	size_t d = (size_t)j->s->d, dp = (size_t)j->dpad, n = (size_t)j->s->n;
 	size_t rows = (size_t)(j->s->batch * j->s->heads) * n;
 	float *f = malloc(n * sizeof *f);
+	cudaError_t err;
 
 	if (!f)
 		return mk_error_set(MK_ENOMEM, "out of memory for %zu row scalings", n);
-	if (cudaMemcpy2DAsync(o, d * sizeof *o, c->o.p, dp * sizeof *o, d * sizeof *o, rows,
-			      cudaMemcpyDeviceToHost, c->stream) != cudaSuccess ||
-	    cudaMemcpyAsync(f, c->f.p, n * sizeof *f, cudaMemcpyDeviceToHost, c->stream) !=
-		    cudaSuccess) {
+	/* the kernels' errors surface here, at the first synchronisation */
+	err = cudaMemcpy2DAsync(o, d * sizeof *o, c->o.p, dp * sizeof *o, d * sizeof *o, rows,
+				cudaMemcpyDeviceToHost, c->stream);
+	if (err == cudaSuccess)
+		err = cudaMemcpyAsync(f, c->f.p, n * sizeof *f, cudaMemcpyDeviceToHost, c->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(c->stream);
+	if (err != cudaSuccess) {
 		free(f);
-		return mk_cuda_fail(cudaGetLastError(), "download", __FILE__, __LINE__);
-	}
-	if (cudaStreamSynchronize(c->stream) != cudaSuccess) {
-		free(f);
-		return mk_cuda_fail(cudaGetLastError(), "cudaStreamSynchronize", __FILE__, __LINE__);
+		return mk_cuda_fail(err, "the attention kernels or the download of their output",
+				    __FILE__, __LINE__);
 	}
 	st->empty_rows = 0;
 	for (size_t i = 0; i < n; i++)
@@ -199,11 +201,11 @@ static int cuda_download(const cuda_job *j, float *o, mk_attn_stats *st)
 
 /* ---- the backend's slots ------------------------------------------------------------- */
 
-static int cuda_setup(cuda_job *j, mk_attn_kernel kernel, const mk_norm *norm,
+static int cuda_setup(cuda_job *j, cuda_state *c, mk_attn_kernel kernel, const mk_norm *norm,
 		      const mk_attn_shape *s, const mk_attn_layout *l, mk_cuda_mask **temp)
 {
 	int ret;
-	*j = (cuda_job){.c = mk_cuda_state(), .kernel = kernel, .norm = norm, .s = s};
+	*j = (cuda_job){.c = c, .kernel = kernel, .norm = norm, .s = s};
 	if (j->c->device < 0 && (ret = mk_cuda_select(j->c, 0, "fp32")))
 		return ret;
 	MK_CUDA_CHECK(cudaSetDevice(j->c->device));
@@ -227,7 +229,8 @@ static int cuda_time_once(const cuda_job *j, double *secs)
 
 /* One run (secs NULL), or warmup then reps timed runs on inputs uploaded
  * once; then the output comes back. */
-static int cuda_exec(mk_attn_kernel kernel, const mk_norm *norm, const mk_attn_shape *s,
+static int cuda_exec(cuda_state *c, mk_attn_kernel kernel, const mk_norm *norm,
+		     const mk_attn_shape *s,
 		     const float *q, const float *k, const float *v, const mk_attn_layout *mask,
 		     int warmup, int reps, double *secs, float *o, mk_attn_stats *st)
 {
@@ -236,7 +239,7 @@ static int cuda_exec(mk_attn_kernel kernel, const mk_norm *norm, const mk_attn_s
 	double ignored;
 	int ret;
 
-	if ((ret = cuda_setup(&j, kernel, norm, s, mask, &temp)) ||
+	if ((ret = cuda_setup(&j, c, kernel, norm, s, mask, &temp)) ||
 	    (ret = cuda_upload_all(&j, q, k, v)) || (ret = cuda_reserve_part(&j)))
 		goto out;
 	if (!secs)
@@ -259,8 +262,7 @@ static int cuda_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_no
 		    const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		    const mk_attn_layout *mask, float *o, mk_attn_stats *st)
 {
-	(void)b;
-	return cuda_exec(kernel, norm, s, q, k, v, mask, 0, 0, NULL, o, st);
+	return cuda_exec(b->ctx, kernel, norm, s, q, k, v, mask, 0, 0, NULL, o, st);
 }
 
 static int cuda_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
@@ -268,14 +270,12 @@ static int cuda_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_n
 		     const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
 		     mk_attn_stats *st)
 {
-	(void)b;
-	return cuda_exec(kernel, norm, s, q, k, v, mask, warmup, reps, secs, o, st);
+	return cuda_exec(b->ctx, kernel, norm, s, q, k, v, mask, warmup, reps, secs, o, st);
 }
 
 static int cuda_configure(const mk_attn_backend *b, int device, const char *dtype)
 {
-	(void)b;
-	return mk_cuda_select(mk_cuda_state(), device, dtype);
+	return mk_cuda_select(b->ctx, device, dtype);
 }
 
 /* The layout, with its device copy made once here rather than at each run. */
@@ -283,10 +283,9 @@ static int cuda_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile
 			uint64_t max_memory, mk_attn_layout **out)
 {
 	mk_cuda_mask *dev = NULL;
-	cuda_state *c = mk_cuda_state();
+	cuda_state *c = b->ctx;
 	int ret;
 
-	(void)b;
 	if ((ret = mk_attn_layout_new(m, tile, max_memory, out)))
 		return ret;
 	if ((c->device < 0 && (ret = mk_cuda_select(c, 0, "fp32"))) ||
@@ -304,8 +303,7 @@ static int cuda_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile
 static double cuda_clock(const mk_attn_backend *b)
 {
 	struct timespec t;
-	cuda_state *c = mk_cuda_state();
-	(void)b;
+	const cuda_state *c = b->ctx;
 	if (c->stream)
 		(void)cudaStreamSynchronize(c->stream);
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -324,9 +322,10 @@ static const mk_attn_backend attn_cuda = {
 	.configure = cuda_configure,
 	.time = cuda_time,
 	.describe = mk_cuda_describe,
+	.ctx = &mk_cuda_global,
 };
 
 const mk_attn_backend *mk_attn_cuda_get(void)
 {
-	return mk_cuda_probe(mk_cuda_state()) ? NULL : &attn_cuda;
+	return mk_cuda_probe(attn_cuda.ctx) ? NULL : &attn_cuda;
 }

@@ -12,11 +12,9 @@
 #include <string.h>
 #include "cuda_dev.h"
 
-cuda_state *mk_cuda_state(void)
-{
-	static cuda_state state = {.device = -1};
-	return &state;
-}
+/* The backend's ctx: one per process, as there is one backend table. */
+cuda_state mk_cuda_global = {.device = -1};
+
 
 int mk_cuda_fail(cudaError_t err, const char *what, const char *file, int line)
 {
@@ -156,29 +154,15 @@ static int cuda_put_i32(const void **dst, const int64_t *src, int64_t count)
 /* The CSR transposed (CSC): each column's rows, in increasing order. */
 static int cuda_put_csc(mk_cuda_mask *m, const mk_attn_layout *l)
 {
-	int64_t *cptr = calloc((size_t)l->n + 1, sizeof *cptr), *at = NULL;
-	int32_t *rows = malloc((size_t)(l->nnz ? l->nnz : 1) * sizeof *rows);
-	int ret;
-
-	if (!cptr || !rows || !(at = malloc((size_t)l->n * sizeof *at))) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory for the mask's columns");
-		goto out;
-	}
-	for (uint64_t e = 0; e < l->nnz; e++)
-		cptr[l->col[e] + 1]++;
-	for (int64_t j = 0; j < l->n; j++)
-		cptr[j + 1] += cptr[j];
-	for (int64_t j = 0; j < l->n; j++)
-		at[j] = cptr[j];
-	for (int64_t i = 0; i < l->n; i++)
-		for (int64_t e = l->ptr[i]; e < l->ptr[i + 1]; e++)
-			rows[at[l->col[e]]++] = (int32_t)i;
+	int64_t *cptr;
+	int32_t *rows;
+	int ret = mk_attn_csr_transpose(l, &cptr, &rows);
+	if (ret)
+		return ret;
 	if (!(ret = cuda_put((const void **)&m->cscptr, cptr, ((size_t)l->n + 1) * sizeof *cptr)))
 		ret = cuda_put((const void **)&m->cscrow, rows, (size_t)l->nnz * sizeof *rows);
-out:
 	free(cptr);
 	free(rows);
-	free(at);
 	return ret;
 }
 
@@ -294,11 +278,10 @@ int mk_cuda_mask_get(const mk_attn_layout *l, const mk_cuda_mask **out, mk_cuda_
 
 void mk_cuda_describe(const mk_attn_backend *b, mk_machine *m)
 {
-	cuda_state *c = mk_cuda_state();
+	cuda_state *c = b->ctx;
 	int dev = c->device >= 0 ? c->device : 0, drv = 0, rt = 0, major = 0, minor = 0, khz = 0;
 	struct cudaDeviceProp p;
 
-	(void)b;
 	if (mk_cuda_probe(c) || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
 		(void)cudaGetLastError();
 		return;

@@ -23,7 +23,7 @@ typedef struct cuda_state {
 	cuda_buf q, k, v, o, o2, f, g, stage, part;
 } cuda_state;
 
-cuda_state *mk_cuda_state(void);
+extern cuda_state mk_cuda_global; /* the backend's ctx */
 /* Probes the devices once: MK_OK, or MK_EINVAL with "no usable CUDA device". */
 int mk_cuda_probe(cuda_state *c);
 /* Selects device and dtype; frees the buffers of another device. */

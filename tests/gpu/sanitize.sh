@@ -13,8 +13,8 @@ sanitizer=${COMPUTE_SANITIZER:-compute-sanitizer}
 command -v "$sanitizer" >/dev/null 2>&1 || sanitizer=/usr/local/cuda/bin/compute-sanitizer
 [ -x "$test" ] || { echo "sanitize.sh: $test is missing (configure --with-cuda --with-check; make check)" >&2; exit 2; }
 [ -x "$sanitizer" ] || { echo "sanitize.sh: compute-sanitizer not found (set COMPUTE_SANITIZER)" >&2; exit 2; }
-# Check forks a process per test by default; the sanitizer follows children,
-# but one process keeps the reports in one place
+# check_cuda runs its tests in one process (CUDA cannot be used in a child
+# forked after it was initialised); CK_FORK=no says the same to Check
 export CK_FORK=no
 fail=
 for tool in memcheck racecheck synccheck; do
