@@ -30,26 +30,27 @@ __device__ __forceinline__ void load8(const float *p, float *out)
 	out[4] = b.x; out[5] = b.y; out[6] = b.z; out[7] = b.w;
 }
 
-__device__ __forceinline__ void load8(const __half *p, float *out)
+__device__ __forceinline__ float2 to_f2(__half2 h) { return __half22float2(h); }
+__device__ __forceinline__ float2 to_f2(__nv_bfloat162 h) { return __bfloat1622float2(h); }
+
+/* The 2-byte types: one 16-byte load, four pairs (T2: __half2, __nv_bfloat162). */
+template <typename T2> __device__ __forceinline__ void load8_pairs(const void *p, float *out)
 {
 	uint4 u = *reinterpret_cast<const uint4 *>(p);
-	const __half2 *h = reinterpret_cast<const __half2 *>(&u);
+	const T2 *h = reinterpret_cast<const T2 *>(&u);
 	for (int k = 0; k < 4; k++) {
-		float2 f = __half22float2(h[k]);
+		float2 f = to_f2(h[k]);
 		out[2 * k] = f.x;
 		out[2 * k + 1] = f.y;
 	}
 }
-
+__device__ __forceinline__ void load8(const __half *p, float *out)
+{
+	load8_pairs<__half2>(p, out);
+}
 __device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *out)
 {
-	uint4 u = *reinterpret_cast<const uint4 *>(p);
-	const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&u);
-	for (int k = 0; k < 4; k++) {
-		float2 f = __bfloat1622float2(h[k]);
-		out[2 * k] = f.x;
-		out[2 * k + 1] = f.y;
-	}
+	load8_pairs<__nv_bfloat162>(p, out);
 }
 
 __device__ __forceinline__ float to_f(float x) { return x; }
@@ -81,22 +82,19 @@ template <typename T> __device__ __forceinline__ uint32_t join2(T lo, T hi)
 
 template <typename T> __device__ __forceinline__ void mma16816(float *d, const uint32_t *a,
 							       const uint32_t *b);
-template <> __device__ __forceinline__ void mma16816<__half>(float *d, const uint32_t *a,
-							     const uint32_t *b)
-{
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-template <> __device__ __forceinline__ void mma16816<__nv_bfloat16>(float *d, const uint32_t *a,
-								    const uint32_t *b)
-{
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+/* The instruction's types are part of its name: one specialisation per type. */
+#define MKC_MMA16816(T, ptx)                                                                  \
+	template <> __device__ __forceinline__ void mma16816<T>(float *d, const uint32_t *a,  \
+								const uint32_t *b)            \
+	{                                                                                     \
+		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." ptx "." ptx ".f32 "     \
+			     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"       \
+			     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                 \
+			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1])); \
+	}
+MKC_MMA16816(__half, "f16")
+MKC_MMA16816(__nv_bfloat16, "bf16")
+#undef MKC_MMA16816
 
 /* ---- cp.async: 16 bytes global -> shared, zeros when !valid ------------------------ */
 
