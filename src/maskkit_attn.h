@@ -99,6 +99,9 @@ typedef struct mk_attn_backend {
 		    mk_attn_stats *st);
 	/* Fills the accelerator fields of a machine description; may be NULL. */
 	void (*describe)(const struct mk_attn_backend *b, struct mk_machine *m);
+	/* Frees what the backend holds between runs (device buffers, streams);
+	 * a later run sets them up again.  NULL: nothing to free. */
+	void (*release)(const struct mk_attn_backend *b);
 	void *ctx;
 } mk_attn_backend;
 
@@ -114,6 +117,8 @@ int mk_attn_check_dtype(const mk_attn_backend *b, const char *dtype);
 /* b->configure; without it device must be 0 and dtype one of b->dtypes.
  * MK_EINVAL (no such device or dtype) or MK_EGPU with a message. */
 int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype);
+/* b->release, when the backend has one (see there). */
+void mk_attn_release(const mk_attn_backend *b);
 /* The same checks as mk_attn_run, then b->time; MK_EINVAL when b has none. */
 int mk_attn_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		 const mk_attn_shape *s, const float *q, const float *k, const float *v,

@@ -35,6 +35,11 @@ typedef struct cuda_job {
 	size_t cells;   /* slices * n * dpad */
 } cuda_job;
 
+static const char *cuda_dtype_name(mk_cuda_dtype t)
+{
+	return t == MK_CUDA_F16 ? "fp16" : t == MK_CUDA_BF16 ? "bf16" : "fp32";
+}
+
 /* ---- uploads ------------------------------------------------------------------ */
 
 /* fp16 has a narrow range: inputs beyond it would turn into inf, then NaN. */
@@ -206,7 +211,9 @@ static int cuda_setup(cuda_job *j, cuda_state *c, mk_attn_kernel kernel, const m
 {
 	int ret;
 	*j = (cuda_job){.c = c, .kernel = kernel, .norm = norm, .s = s};
-	if (j->c->device < 0 && (ret = mk_cuda_select(j->c, 0, "fp32")))
+	if (!c->ready && ((ret = mk_cuda_probe(c)) ||
+			  (ret = mk_cuda_select(c, c->device >= 0 ? c->device : c->usable,
+						cuda_dtype_name(c->dtype)))))
 		return ret;
 	MK_CUDA_CHECK(cudaSetDevice(j->c->device));
 	return mk_cuda_mask_get(l, &j->mask, temp);
@@ -273,6 +280,16 @@ static int cuda_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_n
 	return cuda_exec(b->ctx, kernel, norm, s, q, k, v, mask, warmup, reps, secs, o, st);
 }
 
+/* The backend's buffers, stream and events; the device copies of layouts
+ * stay with their layouts. */
+static void cuda_release_slot(const mk_attn_backend *b)
+{
+	cuda_state *c = b->ctx;
+	if (c->stream)
+		(void)cudaStreamSynchronize(c->stream);
+	mk_cuda_release(c);
+}
+
 static int cuda_configure(const mk_attn_backend *b, int device, const char *dtype)
 {
 	return mk_cuda_select(b->ctx, device, dtype);
@@ -288,7 +305,9 @@ static int cuda_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile
 
 	if ((ret = mk_attn_layout_new(m, tile, max_memory, out)))
 		return ret;
-	if ((c->device < 0 && (ret = mk_cuda_select(c, 0, "fp32"))) ||
+	if ((!c->ready && ((ret = mk_cuda_probe(c)) ||
+			   (ret = mk_cuda_select(c, c->device >= 0 ? c->device : c->usable,
+						 cuda_dtype_name(c->dtype))))) ||
 	    (ret = mk_cuda_mask_upload(*out, &dev))) {
 		mk_attn_layout_free(*out);
 		*out = NULL;
@@ -322,6 +341,7 @@ static const mk_attn_backend attn_cuda = {
 	.configure = cuda_configure,
 	.time = cuda_time,
 	.describe = mk_cuda_describe,
+	.release = cuda_release_slot,
 	.ctx = &mk_cuda_global,
 };
 

@@ -13,7 +13,7 @@
 #include "cuda_dev.h"
 
 /* The backend's ctx: one per process, as there is one backend table. */
-cuda_state mk_cuda_global = {.device = -1};
+cuda_state mk_cuda_global = {.device = -1, .usable = -1};
 
 
 int mk_cuda_fail(cudaError_t err, const char *what, const char *file, int line)
@@ -26,20 +26,53 @@ int mk_cuda_fail(cudaError_t err, const char *what, const char *file, int line)
 			    base ? base + 1 : file, line);
 }
 
+/* The tensor-core kernels need mma.sync with bf16 (compute capability 8.0). */
+static int cuda_check_device(int device)
+{
+	int major = 0, minor = 0;
+	MK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+	MK_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+	if (major < 8)
+		return mk_error_set(MK_EINVAL, "CUDA device %d has compute capability %d.%d; the "
+				    "cuda backend needs 8.0 or later", device, major, minor);
+	return MK_OK;
+}
+
+/* The first device of compute capability 8.0 or later whose kernels load (a
+ * build for other architectures has no image for it), or -1 with c->why. */
+static int cuda_find_usable(cuda_state *c)
+{
+	for (int dev = 0; dev < c->count; dev++) {
+		if (cuda_check_device(dev))
+			continue;
+		if (cudaSetDevice(dev) == cudaSuccess && mk_cuda_tiles_init() == MK_OK)
+			return dev;
+		(void)cudaGetLastError();
+		snprintf(c->why, sizeof c->why, "the kernels have no image for device %d (built "
+			 "for other architectures?)", dev);
+		return -1;
+	}
+	snprintf(c->why, sizeof c->why, "no device has compute capability 8.0 or later");
+	return -1;
+}
+
 int mk_cuda_probe(cuda_state *c)
 {
 	if (!c->probed) {
 		cudaError_t err = cudaGetDeviceCount(&c->count);
 		c->probed = 1;
+		c->usable = -1;
 		if (err != cudaSuccess) {
 			c->count = 0;
 			snprintf(c->why, sizeof c->why, "%s", cudaGetErrorString(err));
 			(void)cudaGetLastError();
 		} else if (c->count == 0) {
 			snprintf(c->why, sizeof c->why, "the driver reports no device");
+		} else {
+			c->usable = cuda_find_usable(c);
 		}
 	}
-	if (c->count > 0)
+	if (c->usable >= 0)
 		return MK_OK;
 	return mk_error_set(MK_EINVAL, "backend 'cuda': no usable CUDA device (%s)", c->why);
 }
@@ -52,7 +85,7 @@ static void cuda_buf_free(cuda_buf *b)
 	b->cap = 0;
 }
 
-static void cuda_release(cuda_state *c)
+void mk_cuda_release(cuda_state *c)
 {
 	cuda_buf *bufs[] = {&c->q, &c->k, &c->v, &c->o, &c->o2, &c->f, &c->g, &c->stage, &c->part};
 	for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++)
@@ -64,6 +97,8 @@ static void cuda_release(cuda_state *c)
 			(void)cudaEventDestroy(c->ev[k]);
 	c->stream = NULL;
 	c->ev[0] = c->ev[1] = NULL;
+	c->ready = 0;
+	c->device = -1;
 }
 
 int mk_cuda_reserve(cuda_buf *b, size_t bytes)
@@ -75,18 +110,6 @@ int mk_cuda_reserve(cuda_buf *b, size_t bytes)
 	bytes += bytes / 8;
 	MK_CUDA_CHECK(cudaMalloc(&b->p, bytes));
 	b->cap = bytes;
-	return MK_OK;
-}
-
-/* The tensor-core kernels need mma.sync with bf16 (compute capability 8.0). */
-static int cuda_check_device(int device)
-{
-	int major = 0, minor = 0;
-	MK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-	MK_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-	if (major < 8)
-		return mk_error_set(MK_EINVAL, "CUDA device %d has compute capability %d.%d; the "
-				    "cuda backend needs 8.0 or later", device, major, minor);
 	return MK_OK;
 }
 
@@ -102,24 +125,43 @@ static int cuda_parse_dtype(const char *dtype, mk_cuda_dtype *out)
 			    dtype);
 }
 
-int mk_cuda_select(cuda_state *c, int device, const char *dtype)
+/* The stream, events and kernel attributes of the current device. */
+static int cuda_open(cuda_state *c)
 {
 	int ret;
-	if ((ret = mk_cuda_probe(c)) || (ret = cuda_parse_dtype(dtype, &c->dtype)))
+	MK_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+	MK_CUDA_CHECK(cudaEventCreate(&c->ev[0]));
+	MK_CUDA_CHECK(cudaEventCreate(&c->ev[1]));
+	if ((ret = mk_cuda_tiles_init()))
+		return ret;
+	c->ready = 1;
+	return MK_OK;
+}
+
+int mk_cuda_select(cuda_state *c, int device, const char *dtype)
+{
+	mk_cuda_dtype dt = MK_CUDA_F32;
+	int ret;
+	if ((ret = mk_cuda_probe(c)) || (ret = cuda_parse_dtype(dtype, &dt)))
 		return ret;
 	if (device < 0 || device >= c->count)
 		return mk_error_set(MK_EINVAL, "no CUDA device %d (this machine has %d)", device,
 				    c->count);
-	if (device == c->device && c->stream)
+	if (device == c->device && c->ready) {
+		c->dtype = dt;
 		return MK_OK;
+	}
 	if ((ret = cuda_check_device(device)))
 		return ret;
-	cuda_release(c);
+	mk_cuda_release(c);
 	c->device = device;
 	MK_CUDA_CHECK(cudaSetDevice(device));
-	MK_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-	MK_CUDA_CHECK(cudaEventCreate(&c->ev[0]));
-	MK_CUDA_CHECK(cudaEventCreate(&c->ev[1]));
+	if ((ret = cuda_open(c))) {
+		/* half-made state would pass the check above next time */
+		mk_cuda_release(c);
+		return ret;
+	}
+	c->dtype = dt;
 	return MK_OK;
 }
 
@@ -213,6 +255,12 @@ static int cuda_mask_fill(mk_cuda_mask *m, const mk_attn_layout *l)
 			     &m->ncitems, &m->ncsplits, &m->ncslots);
 }
 
+static int cuda_mask_sync(void)
+{
+	MK_CUDA_CHECK(cudaDeviceSynchronize());
+	return MK_OK;
+}
+
 int mk_cuda_mask_upload(const mk_attn_layout *l, mk_cuda_mask **out)
 {
 	mk_cuda_mask *m = calloc(1, sizeof *m);
@@ -220,7 +268,11 @@ int mk_cuda_mask_upload(const mk_attn_layout *l, mk_cuda_mask **out)
 	*out = NULL;
 	if (!m)
 		return mk_error_set(MK_ENOMEM, "out of memory for the device mask");
-	if ((ret = cuda_mask_fill(m, l))) {
+	/* cudaMemcpy from pageable memory may return before the copy lands, and
+	 * on the legacy stream, which the backend's non-blocking stream does not
+	 * wait for: the kernels must not start before the mask is there */
+	if ((ret = cuda_mask_fill(m, l)) ||
+	    (ret = cuda_mask_sync())) {
 		mk_cuda_mask_free(m);
 		return ret;
 	}
@@ -279,10 +331,11 @@ int mk_cuda_mask_get(const mk_attn_layout *l, const mk_cuda_mask **out, mk_cuda_
 void mk_cuda_describe(const mk_attn_backend *b, mk_machine *m)
 {
 	cuda_state *c = b->ctx;
-	int dev = c->device >= 0 ? c->device : 0, drv = 0, rt = 0, major = 0, minor = 0, khz = 0;
+	int dev = c->device >= 0 ? c->device : c->usable, drv = 0, rt = 0, major = 0, minor = 0, khz = 0;
 	struct cudaDeviceProp p;
 
-	if (mk_cuda_probe(c) || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+	if (mk_cuda_probe(c) || (dev = c->device >= 0 ? c->device : c->usable) < 0 ||
+	    cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
 		(void)cudaGetLastError();
 		return;
 	}

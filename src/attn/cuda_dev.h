@@ -13,8 +13,10 @@ typedef struct cuda_buf {
 
 typedef struct cuda_state {
 	int probed, count;        /* devices, once probed */
+	int usable;               /* the first usable device, or -1 */
 	char why[200];            /* why none is usable */
 	int device;               /* selected, -1 before the first configure */
+	int ready;                /* stream, events and kernels set up on device */
 	mk_cuda_dtype dtype;
 	cudaStream_t stream;
 	cudaEvent_t ev[2];
@@ -28,6 +30,8 @@ extern cuda_state mk_cuda_global; /* the backend's ctx */
 int mk_cuda_probe(cuda_state *c);
 /* Selects device and dtype; frees the buffers of another device. */
 int mk_cuda_select(cuda_state *c, int device, const char *dtype);
+/* Frees the buffers, stream and events; the next run selects again. */
+void mk_cuda_release(cuda_state *c);
 int mk_cuda_reserve(cuda_buf *b, size_t bytes);
 /* The layout's device copy, uploaded and attached to l when it has none
  * (*temp set: the caller frees it with mk_cuda_mask_free after the run). */

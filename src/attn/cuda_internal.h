@@ -76,6 +76,10 @@ typedef struct mk_cuda_pass {
 /* Floats of split-piece state the block kernel needs per slice. */
 size_t mk_cuda_part_floats(int64_t slots, int64_t d);
 
+/* cuda_tiles.cu, on the current device: MK_CUDA_EGPU when the build has no
+ * kernel image for it; else opts the kernels into their shared memory (once
+ * per device, not at each launch). */
+int mk_cuda_tiles_init(void);
 /* cuda_tiles.cu: dense, masked and block with tensor cores (fp16, bf16). */
 int mk_cuda_tiles_pass(const mk_cuda_pass *p);
 /* cuda_rows.cu: a warp per reduced row; csr in every dtype, and dense,

@@ -343,9 +343,6 @@ template <typename T, int D> int tiles_launch(const TilesArgs &x, int64_t nitems
 	size_t smem = sizeof(Smem<T, D>);
 	dim3 grid((unsigned)nitems, (unsigned)imin(x.slices, (int64_t)65535));
 
-	/* above the default 48 KiB for d = 128: opt in (sm_80 allows 163 KiB) */
-	MK_CUDA_CHECK(cudaFuncSetAttribute(tiles_kernel<T, D>,
-					   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
 	tiles_kernel<T, D><<<grid, kThreads, smem, stream>>>(x);
 	MK_CUDA_CHECK(cudaGetLastError());
 	if (nsplits > 0) {
@@ -363,7 +360,28 @@ template <typename T> int tiles_dispatch_d(const TilesArgs &x, int64_t d, int64_
 	return tiles_launch<T, 128>(x, nitems, nsplits, stream);
 }
 
+/* Above the default 48 KiB for d = 128: opt in (sm_80 allows 163 KiB). */
+template <typename T, int D> int tiles_opt_in()
+{
+	cudaFuncAttributes attr;
+	/* fails without an image for the current device */
+	MK_CUDA_CHECK(cudaFuncGetAttributes(&attr, tiles_kernel<T, D>));
+	MK_CUDA_CHECK(cudaFuncSetAttribute(tiles_kernel<T, D>,
+					   cudaFuncAttributeMaxDynamicSharedMemorySize,
+					   (int)sizeof(Smem<T, D>)));
+	return 0;
+}
+
 } // namespace
+
+int mk_cuda_tiles_init(void)
+{
+	int ret;
+	if ((ret = tiles_opt_in<__half, 64>()) || (ret = tiles_opt_in<__half, 128>()) ||
+	    (ret = tiles_opt_in<__nv_bfloat16, 64>()))
+		return ret;
+	return tiles_opt_in<__nv_bfloat16, 128>();
+}
 
 size_t mk_cuda_part_floats(int64_t slots, int64_t d)
 {

@@ -154,6 +154,12 @@ int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype)
 	return MK_OK;
 }
 
+void mk_attn_release(const mk_attn_backend *b)
+{
+	if (b && b->release)
+		b->release(b);
+}
+
 int mk_attn_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		 const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		 const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
