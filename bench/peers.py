@@ -17,7 +17,16 @@ m.npy` and, for FlexAttention, `--format blocks --block TILE`), it times:
     BlockMask built from maskkit's exported block layout (partial blocks
     apply a mask_mod reading the boolean matrix, full blocks skip it),
     through BlockMask.from_kv_blocks, else create_block_mask.
-GPU times use CUDA events after warm-up (median of --reps).  Rows use the CSV
+GPU times use CUDA events after warm-up (median of --reps), each event pair
+around R back-to-back calls (R from a calibration call, so that a pair spans
+about a millisecond: launch latency is amortised, as in `maskkit sweep`).
+speedup is against the same backend's fastest dense row (numpy_dense for
+numpy, the faster of sdpa_dense and sdpa_flash_dense for torch); max_err is
+FlexAttention's largest difference from sdpa_masked on the non-empty rows.
+FlexAttention is compiled once; torch._dynamo.reset() before each pattern
+keeps its mask_mod from piling up recompilations past dynamo's cache limit
+(which would fall back to eager silently): run with TORCH_LOGS=recompiles to
+check that each pattern compiles once.  Rows use the CSV
 columns of `maskkit sweep`, so one plot shows maskkit and its peers:
 pattern,param,target,achieved,tile_density,kernel,norm,backend,dtype,
 n,batch,heads,d,tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err.
@@ -106,22 +115,29 @@ def say_once(key, text):
         say_once.said = said
 
 
+def events_timed(fn, calls):
+    """Seconds per call of calls back-to-back calls between two CUDA events."""
+    import torch
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(calls):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e-3 / calls
+
+
 def torch_timed(fn, reps, dev):
-    """Median and minimum seconds: CUDA events after warm-up on a GPU."""
+    """Median and minimum seconds per call: CUDA events after warm-up on a GPU."""
     import torch
     if dev != "cuda":
         return timed(fn, reps)
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e-3)
+    one = events_timed(fn, 1)
+    calls = max(1, min(100, int(1e-3 / max(one, 1e-9))))
+    times = [events_timed(fn, calls) for _ in range(reps)]
     return statistics.median(times), min(times)
 
 
@@ -148,8 +164,32 @@ def flex_block_mask(tm, blocks, n, dev):
 
     kv_num, kv_idx = lists("kv_")
     full_num, full_idx = lists("full_kv_")
-    return BlockMask.from_kv_blocks(kv_num, kv_idx, full_num, full_idx,
-                                    BLOCK_SIZE=blocks["block"], mask_mod=mask_mod)
+    try:
+        # without seq_lengths the mask is nb * tile long, more than n when
+        # the tile does not divide n, and flex_attention refuses it
+        return BlockMask.from_kv_blocks(kv_num, kv_idx, full_num, full_idx,
+                                        BLOCK_SIZE=blocks["block"], mask_mod=mask_mod,
+                                        seq_lengths=(n, n))
+    except TypeError:  # a torch without seq_lengths
+        return BlockMask.from_kv_blocks(kv_num, kv_idx, full_num, full_idx,
+                                        BLOCK_SIZE=blocks["block"], mask_mod=mask_mod)
+
+
+def compiled_flex():
+    """torch.compile(flex_attention), made once for every pattern."""
+    import torch
+    from torch.nn.attention.flex_attention import flex_attention
+    if not hasattr(compiled_flex, "fn"):
+        compiled_flex.fn = torch.compile(flex_attention)
+    return compiled_flex.fn
+
+
+def max_err(a, b, mask):
+    """Largest |a - b| on the rows of mask that are not empty."""
+    import torch
+    rows = torch.from_numpy(mask.any(axis=1)).to(a.device)
+    diff = (a.float() - b.float()).abs()[..., rows, :]
+    return float(diff.max()) if diff.numel() else 0.0
 
 
 def torch_peers(q, k, v, mask, blocks, reps, dtype):
@@ -168,26 +208,28 @@ def torch_peers(q, k, v, mask, blocks, reps, dtype):
     for name, fn in (("sdpa_dense", lambda: F.scaled_dot_product_attention(tq, tk, tv)),
                      ("sdpa_masked", lambda: F.scaled_dot_product_attention(tq, tk, tv,
                                                                            attn_mask=tm))):
-        rows.append((name, "torch-" + dev, *torch_timed(fn, reps, dev)))
+        rows.append((name, "torch-" + dev, *torch_timed(fn, reps, dev), ""))
     try:
         from torch.nn.attention import SDPBackend, sdpa_kernel
         if dev != "cuda" or dtype == "fp32":
             raise RuntimeError("flash attention needs CUDA and fp16 or bf16")
-
-        def flash():
-            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                return F.scaled_dot_product_attention(tq, tk, tv)
-        rows.append(("sdpa_flash_dense", "torch-cuda", *torch_timed(flash, reps, dev)))
+        # entered once, outside the timed calls
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            t = torch_timed(lambda: F.scaled_dot_product_attention(tq, tk, tv), reps, dev)
+        rows.append(("sdpa_flash_dense", "torch-cuda", *t, ""))
     except Exception as e:  # missing or unsupported: say so, go on
         say_once("flash", f"SDPA flash skipped: {e}")
     try:
-        from torch.nn.attention.flex_attention import flex_attention
         if dev != "cuda":
             raise RuntimeError("FlexAttention is timed on CUDA only")
+        import torch._dynamo
+        torch._dynamo.reset()  # a fresh cache for this pattern's mask_mod
+        flex = compiled_flex()
         bm = flex_block_mask(tm, blocks, n, dev)
-        flex = torch.compile(flex_attention)
+        err = max_err(flex(tq, tk, tv, block_mask=bm),
+                      F.scaled_dot_product_attention(tq, tk, tv, attn_mask=tm), mask)
         rows.append(("flex", "torch-cuda", *torch_timed(lambda: flex(tq, tk, tv, block_mask=bm),
-                                                        reps, dev)))
+                                                        reps, dev), f"{err:.3g}"))
     except Exception as e:  # missing or unsupported: say so, go on
         say_once("flex", f"FlexAttention skipped: {e}")
     return rows
@@ -223,19 +265,19 @@ def main():
             act = 4.0 * b * h * mask.sum() * d
             rows = []
             if t_dense:
-                rows = [("numpy_dense", "numpy", *t_dense),
+                rows = [("numpy_dense", "numpy", *t_dense, ""),
                         ("numpy_masked", "numpy", *timed(lambda: numpy_attention(q, k, v, mask),
-                                                         a.reps))]
+                                                         a.reps), "")]
             rows += torch_peers(q, k, v, mask, blocks, a.reps, a.dtype)
-            ref = next((r[2] for r in rows if r[0].endswith("dense")), None)
-            for kernel, backend, med, mn in rows:
+            for kernel, backend, med, mn, err in rows:
                 dtype = "fp32" if backend == "numpy" else a.dtype
-                dense = t_dense[0] if backend == "numpy" else ref
+                dense = min((r[2] for r in rows if r[1] == backend and r[0].endswith("dense")),
+                            default=None)
                 print(",".join(str(x) for x in (
                     expr, "", "", f"{rho:.6f}", f"{tile_density(mask, a.tile):.6f}", kernel,
                     "softmax", backend, dtype, n, b, h, d, a.tile, f"{med:.6g}", f"{mn:.6g}",
                     f"{dense / med:.4f}" if dense else "", f"{dense_flops / med / 1e9:.3f}",
-                    f"{act / med / 1e9:.3f}", "")), file=out)
+                    f"{act / med / 1e9:.3f}", err)), file=out)
     if out is not sys.stdout:
         out.close()
 
