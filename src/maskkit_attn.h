@@ -91,8 +91,9 @@ typedef struct mk_attn_backend {
 	 * NULL: one device, dtypes only. */
 	int (*configure)(const struct mk_attn_backend *b, int device, const char *dtype);
 	/* Runs reps + warmup times on inputs uploaded once, timing each of the
-	 * last reps runs on the device (secs[reps]); o and st as in run.  NULL:
-	 * the caller times run with clock. */
+	 * last reps runs on the device (secs[reps], seconds per run; a GPU may
+	 * time several back-to-back runs for each entry, to amortise launch
+	 * latency); o and st as in run.  NULL: the caller times run with clock. */
 	int (*time)(const struct mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		    const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		    const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
