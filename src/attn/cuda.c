@@ -8,7 +8,8 @@
  * kernel launch: tensor-core tiles (cuda_tiles.cu) for dense, masked and
  * block in fp16/bf16, a warp per row (cuda_rows.cu) for csr and for fp32.
  * Timing (the time slot) uploads once and times the kernels alone with CUDA
- * events, around enough back-to-back runs to amortise the launch latency.  Status: compiled, not yet run on a GPU.
+ * events, around enough back-to-back runs to amortise the launch latency.
+ * Status: compiled, not yet run on a GPU.
  */
 #include "config.h"
 #include <math.h>
@@ -216,7 +217,7 @@ static int cuda_setup(cuda_job *j, cuda_state *c, mk_attn_kernel kernel, const m
 						cuda_dtype_name(c->dtype)))))
 		return ret;
 	MK_CUDA_CHECK(cudaSetDevice(j->c->device));
-	return mk_cuda_mask_get(l, &j->mask, temp);
+	return mk_cuda_mask_get(l, c->device, (int)kernel, &j->mask, temp);
 }
 
 /* calls back-to-back runs between two events on the stream: seconds per run. */

@@ -2,8 +2,8 @@
  * The cuda backend's host state: the device probe (done once: without a
  * driver or device the backend is reported missing, never an abort), the
  * selected device and compute type, grow-only buffers, and masks uploaded
- * once per layout (the bit rows, both tile views with their block plans,
- * the CSR entries and their transpose).
+ * once per layout and device (the bit rows, both tile views with their block
+ * plans; the CSR entries and their transpose at the first csr run).
  */
 #include "config.h"
 #include <inttypes.h>
@@ -243,10 +243,7 @@ static int cuda_mask_fill(mk_cuda_mask *m, const mk_attn_layout *l)
 	    (ret = cuda_put_i32((const void **)&m->rcol, l->rcol, l->nonempty_tiles)) ||
 	    (ret = cuda_put_i32((const void **)&m->crow, l->crow, l->nonempty_tiles)) ||
 	    (ret = cuda_put((const void **)&m->rfull, l->rfull, tiles)) ||
-	    (ret = cuda_put((const void **)&m->cfull, l->cfull, tiles)) ||
-	    (ret = cuda_put((const void **)&m->ptr, l->ptr, ((size_t)l->n + 1) * sizeof *l->ptr)) ||
-	    (ret = cuda_put((const void **)&m->col, l->col, (size_t)l->nnz * sizeof *l->col)) ||
-	    (ret = cuda_put_csc(m, l)))
+	    (ret = cuda_put((const void **)&m->cfull, l->cfull, tiles)))
 		return ret;
 	if ((ret = cuda_put_plan(l->rptr, l, (const mk_block_item **)&m->ritems, &m->rsplits,
 				 &m->nritems, &m->nrsplits, &m->nrslots)))
@@ -258,6 +255,39 @@ static int cuda_mask_fill(mk_cuda_mask *m, const mk_attn_layout *l)
 static int cuda_mask_sync(void)
 {
 	MK_CUDA_CHECK(cudaDeviceSynchronize());
+	return MK_OK;
+}
+
+static void cuda_free_ptrs(const void *const *ptrs, size_t count)
+{
+	for (size_t j = 0; j < count; j++)
+		if (ptrs[j])
+			(void)cudaFree((void *)(uintptr_t)ptrs[j]);
+}
+
+static void cuda_mask_free_csr(mk_cuda_mask *m)
+{
+	const void *ptrs[] = {m->ptr, m->col, m->cscptr, m->cscrow};
+	cuda_free_ptrs(ptrs, 4);
+	m->ptr = m->cscptr = NULL;
+	m->col = m->cscrow = NULL;
+}
+
+/* The CSR entries and their transpose, which only the csr kernel reads: for a
+ * large mask they are most of the device copy (and the transpose is built on
+ * the host), so they are uploaded at the first csr run. */
+static int cuda_mask_csr(mk_cuda_mask *m, const mk_attn_layout *l)
+{
+	int ret;
+	if (m->cscrow)
+		return MK_OK;
+	cuda_mask_free_csr(m); /* what a failed attempt left */
+	if ((ret = cuda_put((const void **)&m->ptr, l->ptr, ((size_t)l->n + 1) * sizeof *l->ptr)) ||
+	    (ret = cuda_put((const void **)&m->col, l->col, (size_t)l->nnz * sizeof *l->col)) ||
+	    (ret = cuda_put_csc(m, l)) || (ret = cuda_mask_sync())) {
+		cuda_mask_free_csr(m);
+		return ret;
+	}
 	return MK_OK;
 }
 
@@ -283,46 +313,45 @@ int mk_cuda_mask_upload(const mk_attn_layout *l, mk_cuda_mask **out)
 void mk_cuda_mask_free(void *p)
 {
 	mk_cuda_mask *m = p;
-	const void *ptrs[16];
-	size_t k = 0;
+	int cur = -1;
 	if (!m)
 		return;
-	ptrs[k++] = m->bits;
-	ptrs[k++] = m->rptr;
-	ptrs[k++] = m->cptr;
-	ptrs[k++] = m->rcol;
-	ptrs[k++] = m->crow;
-	ptrs[k++] = m->rfull;
-	ptrs[k++] = m->cfull;
-	ptrs[k++] = m->ptr;
-	ptrs[k++] = m->col;
-	ptrs[k++] = m->cscptr;
-	ptrs[k++] = m->cscrow;
-	ptrs[k++] = m->ritems;
-	ptrs[k++] = m->citems;
-	ptrs[k++] = m->rsplits;
-	ptrs[k++] = m->csplits;
-	for (size_t j = 0; j < k; j++)
-		if (ptrs[j])
-			(void)cudaFree((void *)(uintptr_t)ptrs[j]);
+	/* freed on the device it was made on */
+	if (cudaGetDevice(&cur) == cudaSuccess && m->device >= 0 && cur != m->device &&
+	    cudaSetDevice(m->device) != cudaSuccess)
+		cur = -1;
+	const void *ptrs[] = {m->bits,   m->rptr,   m->cptr,    m->rcol,    m->crow,   m->rfull,
+			      m->cfull,  m->ritems, m->citems,  m->rsplits, m->csplits};
+	cuda_free_ptrs(ptrs, sizeof ptrs / sizeof *ptrs);
+	cuda_mask_free_csr(m);
+	if (cur >= 0 && cur != m->device)
+		(void)cudaSetDevice(cur);
+	(void)cudaGetLastError();
 	free(m);
 }
 
-int mk_cuda_mask_get(const mk_attn_layout *l, const mk_cuda_mask **out, mk_cuda_mask **temp)
+int mk_cuda_mask_get(const mk_attn_layout *l, int device, int kernel, const mk_cuda_mask **out,
+		     mk_cuda_mask **temp)
 {
+	mk_cuda_mask *m;
 	int ret;
 	*out = NULL;
 	*temp = NULL;
 	if (!l)
 		return MK_OK;
-	if (l->dev && l->dev_free == mk_cuda_mask_free) {
-		*out = l->dev;
-		return MK_OK;
+	if (l->dev && l->dev_free == mk_cuda_mask_free &&
+	    ((mk_cuda_mask *)l->dev)->device == device) {
+		m = l->dev;
+	} else {
+		/* a layout made without the backend's prepare, or prepared on
+		 * another device: uploaded for this run */
+		if ((ret = mk_cuda_mask_upload(l, temp)))
+			return ret;
+		m = *temp;
 	}
-	/* a layout made without the backend's prepare: uploaded for this run */
-	if ((ret = mk_cuda_mask_upload(l, temp)))
+	if (kernel == MK_CUDA_CSR && (ret = cuda_mask_csr(m, l)))
 		return ret;
-	*out = *temp;
+	*out = m;
 	return MK_OK;
 }
 

@@ -33,9 +33,11 @@ int mk_cuda_select(cuda_state *c, int device, const char *dtype);
 /* Frees the buffers, stream and events; the next run selects again. */
 void mk_cuda_release(cuda_state *c);
 int mk_cuda_reserve(cuda_buf *b, size_t bytes);
-/* The layout's device copy, uploaded and attached to l when it has none
- * (*temp set: the caller frees it with mk_cuda_mask_free after the run). */
-int mk_cuda_mask_get(const mk_attn_layout *l, const mk_cuda_mask **out, mk_cuda_mask **temp);
+/* The layout's device copy for kernel on device (the current one): the one
+ * prepared with l, else uploaded for the run (*temp set: the caller frees it
+ * with mk_cuda_mask_free after the run). */
+int mk_cuda_mask_get(const mk_attn_layout *l, int device, int kernel, const mk_cuda_mask **out,
+		     mk_cuda_mask **temp);
 int mk_cuda_mask_upload(const mk_attn_layout *l, mk_cuda_mask **out);
 void mk_cuda_mask_free(void *m); /* NULL-safe */
 void mk_cuda_describe(const mk_attn_backend *b, mk_machine *m);

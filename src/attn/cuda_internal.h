@@ -41,13 +41,15 @@ typedef enum mk_cuda_dtype { MK_CUDA_F32, MK_CUDA_F16, MK_CUDA_BF16 } mk_cuda_dt
 
 /* A mask on the device (the layout's arrays, int64 offsets, int32 indices). */
 typedef struct mk_cuda_mask {
+	int device;                      /* where it lives */
 	int64_t n, tile, nt;
 	int64_t stride;                  /* words per bit row */
 	const uint64_t *bits;            /* n x stride */
 	const int64_t *rptr, *cptr;      /* tile lists by rows and by columns */
 	const int32_t *rcol, *crow;
 	const uint8_t *rfull, *cfull;
-	const int64_t *ptr, *cscptr;     /* CSR and its transpose (CSC) */
+	const int64_t *ptr, *cscptr;     /* CSR and its transpose (CSC), NULL
+					  * until the first csr run */
 	const int32_t *col, *cscrow;
 	const mk_block_item *ritems, *citems; /* block plans, by rows and by columns */
 	const mk_block_split *rsplits, *csplits;

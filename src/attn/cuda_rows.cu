@@ -184,7 +184,8 @@ int mk_cuda_rows_pass(const mk_cuda_pass *p)
 		      m ? (c ? m->crow : m->rcol) : nullptr, m ? (c ? m->cfull : m->rfull) : nullptr,
 		      m ? (c ? m->cscptr : m->ptr) : nullptr, m ? (c ? m->cscrow : m->col) : nullptr};
 
-	if ((p->d != 64 && p->d != 128) || (p->kernel != MK_CUDA_DENSE && !m))
+	if ((p->d != 64 && p->d != 128) || (p->kernel != MK_CUDA_DENSE && !m) ||
+	    (p->kernel == MK_CUDA_CSR && !m->cscrow))
 		return mk_cuda_fail(cudaErrorInvalidValue, "rows pass arguments", __FILE__, __LINE__);
 	if (p->dtype == MK_CUDA_F16)
 		return rows_dispatch_d<__half>(x, p->d, p->stream);
