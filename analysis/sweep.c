@@ -22,14 +22,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "maskkit.h"
 #include "sweep.h"
 
 #define SWEEP_UNKNOWN UINT64_MAX
 #define SWEEP_MAX_WARMUPS 8
+#define SWEEP_DEVICE_WARMUPS 3 /* a GPU's clocks and caches settle after a few runs */
 
 /* hi_kind: 0 = n, 1 = n - 1, 2 = n / 2 */
 static const mk_sweep_spec sweep_specs[] = {
@@ -326,13 +324,21 @@ static int sweep_once(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
 }
 
 /* Warm-up runs until one is not much slower than the one before (the first
- * runs of a process start threads), then reps timed runs: median, minimum. */
+ * runs of a process start threads), then reps timed runs: median, minimum.
+ * A backend with a device timer uploads once and times only its kernels. */
 static int sweep_time(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
 		      const mk_attn_layout *l, double *med, double *min)
 {
 	int reps = x->o->reps, ret;
 	double prev = INFINITY, t = 0.0;
+	mk_attn_stats st;
 
+	if (x->o->backend->time) {
+		if ((ret = mk_attn_time(x->o->backend, kernel, norm, &x->o->shape, x->q, x->k, x->v,
+					l, SWEEP_DEVICE_WARMUPS, reps, x->times, x->out, &st)))
+			return ret;
+		goto summary;
+	}
 	for (int w = 0; w < SWEEP_MAX_WARMUPS && (w < 1 || t > 1.5 * prev); w++) {
 		prev = w ? t : INFINITY;
 		if ((ret = sweep_once(x, kernel, norm, l, &t)))
@@ -341,6 +347,7 @@ static int sweep_time(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
 	for (int r = 0; r < reps; r++)
 		if ((ret = sweep_once(x, kernel, norm, l, &x->times[r])))
 			return ret;
+summary:
 	qsort(x->times, (size_t)reps, sizeof *x->times, sweep_cmp_double);
 	*min = x->times[0];
 	*med = reps % 2 ? x->times[reps / 2] : 0.5 * (x->times[reps / 2 - 1] + x->times[reps / 2]);
@@ -536,7 +543,8 @@ int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void 
 	if (!(x.tol = mk_dtype_tolerance(o->dtype)))
 		return mk_error_set(MK_EINVAL, "unknown dtype '%s' (use fp32, fp16 or bf16)",
 				    o->dtype);
-	if ((ret = mk_sweep_check_memory(o)))
+	if ((ret = mk_sweep_check_memory(o)) || (ret = mk_attn_configure(o->backend, o->device,
+									 o->dtype)))
 		return ret;
 	x.nrows = mk_attn_ref_rows(o->shape.n, x.rows);
 	x.total = (int64_t)(o->nnorms * (1 + o->npatterns * o->ntargets));
@@ -552,40 +560,4 @@ int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void 
 	free(x.times);
 	free(x.dense_med);
 	return ret;
-}
-
-/* ---- the machine ------------------------------------------------------------ */
-
-static void sweep_cpu_model(char *buf, size_t cap)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	buf[0] = '\0';
-	while (f && fgets(line, sizeof line, f)) {
-		char *colon = strchr(line, ':'), *v;
-		size_t len;
-		if (strncmp(line, "model name", 10) || !colon)
-			continue;
-		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
-			;
-		len = strcspn(v, "\r\n");
-		snprintf(buf, cap, "%.*s", (int)len, v);
-		break;
-	}
-	if (f)
-		fclose(f);
-}
-
-void mk_machine_describe(mk_machine *out)
-{
-	memset(out, 0, sizeof *out);
-	sweep_cpu_model(out->cpu, sizeof out->cpu);
-#ifdef _OPENMP
-	out->threads = omp_get_max_threads();
-#else
-	out->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-#endif
-	snprintf(out->version, sizeof out->version, "%s", mk_version());
-	snprintf(out->commit, sizeof out->commit, "%s", MK_COMMIT);
 }

@@ -24,7 +24,7 @@
 enum {
 	SW_OPT_PATTERNS = 512, SW_OPT_SPARSITY, SW_OPT_BATCH, SW_OPT_HEADS, SW_OPT_HEADDIM,
 	SW_OPT_DTYPE, SW_OPT_BACKEND, SW_OPT_KERNELS, SW_OPT_NORM, SW_OPT_TILE, SW_OPT_REPS,
-	SW_OPT_PLOT
+	SW_OPT_PLOT, SW_OPT_DEVICE
 };
 
 typedef struct sweep_cli {
@@ -58,6 +58,10 @@ static int sweep_option(int opt, const char *arg, void *ctx)
 	case SW_OPT_BATCH: return cli_i64(arg, "--batch", 1, 4096, &c->s.shape.batch);
 	case SW_OPT_HEADS: return cli_i64(arg, "--heads", 1, 4096, &c->s.shape.heads);
 	case SW_OPT_HEADDIM: return cli_i64(arg, "--head-dim", 1, 1 << 20, &c->s.shape.d);
+	case SW_OPT_DEVICE:
+		if ((ret = cli_i64(arg, "--device", 0, 1023, &v)) == MK_OK)
+			c->s.device = (int)v;
+		return ret;
 	case SW_OPT_TILE: return cli_i64(arg, "--tile", 1, MK_N_MAX, &c->s.tile);
 	case SW_OPT_REPS:
 		if ((ret = cli_i64(arg, "--reps", 1, 1000, &v)))
@@ -171,7 +175,7 @@ static int sweep_backend(sweep_cli *c)
 		if ((c->s.kernels & (1u << k)) && !(b->kernels & (1u << k)))
 			return mk_error_set(MK_EINVAL, "backend '%s' has no kernel '%s'", b->name,
 					    mk_attn_kernel_name((mk_attn_kernel)k));
-	return MK_OK;
+	return mk_attn_configure(b, c->s.device, c->s.dtype);
 }
 
 static int sweep_output_format(const char *path)
@@ -220,6 +224,7 @@ static int sweep_parse(int argc, char **argv, sweep_cli *c)
 		{"head-dim", required_argument, NULL, SW_OPT_HEADDIM},
 		{"dtype", required_argument, NULL, SW_OPT_DTYPE},
 		{"backend", required_argument, NULL, SW_OPT_BACKEND},
+		{"device", required_argument, NULL, SW_OPT_DEVICE},
 		{"kernels", required_argument, NULL, SW_OPT_KERNELS},
 		{"norm", required_argument, NULL, SW_OPT_NORM},
 		{"tile", required_argument, NULL, SW_OPT_TILE},
@@ -292,8 +297,10 @@ static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r)
 static void sweep_csv(FILE *f, const sweep_cli *c, const mk_machine *m)
 {
 	fprintf(f, "# maskkit sweep\n# cpu: %s\n# threads: %d\n# maskkit: %s\n# commit: %s\n"
-		"# gpu: \n# gpu_driver: \n# seed: %" PRIu64 "\n# reps: %d\n", m->cpu, m->threads,
-		m->version, m->commit, c->s.seed, c->s.reps);
+		"# gpu: %s\n# gpu_driver: %s\n# gpu_sms: %d\n# gpu_clock_mhz: %d\n"
+		"# gpu_mem_clock_mhz: %d\n# seed: %" PRIu64 "\n# reps: %d\n", m->cpu, m->threads,
+		m->version, m->commit, m->gpu, m->gpu_driver, m->gpu_sms, m->gpu_clock_mhz,
+		m->gpu_mem_clock_mhz, c->s.seed, c->s.reps);
 	fputs(sweep_csv_header, f);
 	for (size_t k = 0; k < c->nrows; k++)
 		sweep_csv_row(f, c, &c->rows[k]);
@@ -332,11 +339,14 @@ static int sweep_json(FILE *f, const sweep_cli *c, const mk_machine *m)
 	char *text;
 
 	const char *keys[] = {"cpu", "maskkit", "commit", "gpu", "gpu_driver"};
-	const char *vals[] = {m->cpu, m->version, m->commit, "", ""};
+	const char *vals[] = {m->cpu, m->version, m->commit, m->gpu, m->gpu_driver};
 
 	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
 		cJSON_AddStringToObject(mach, keys[k], vals[k]);
 	cJSON_AddNumberToObject(mach, "threads", m->threads);
+	cJSON_AddNumberToObject(mach, "gpu_sms", m->gpu_sms);
+	cJSON_AddNumberToObject(mach, "gpu_clock_mhz", m->gpu_clock_mhz);
+	cJSON_AddNumberToObject(mach, "gpu_mem_clock_mhz", m->gpu_mem_clock_mhz);
 	cJSON_AddNumberToObject(root, "seed", (double)c->s.seed);
 	cJSON_AddNumberToObject(root, "reps", c->s.reps);
 	for (size_t k = 0; k < c->nrows; k++)
@@ -354,7 +364,7 @@ static int sweep_json(FILE *f, const sweep_cli *c, const mk_machine *m)
 static int sweep_write_to(FILE *f, const sweep_cli *c)
 {
 	mk_machine m;
-	mk_machine_describe(&m);
+	mk_machine_describe_backend(c->s.backend, &m);
 	if (sweep_output_format(c->m.out) == 1)
 		return sweep_json(f, c, &m);
 	sweep_csv(f, c, &m);
@@ -435,7 +445,8 @@ static int sweep_plot(const sweep_cli *c)
 	int kinds[MK_KERNEL_COUNT];
 	size_t all, nk = sweep_series_kernels(c, &all, kinds), at = 0;
 	size_t series = c->s.npatterns * c->s.nnorms * nk;
-	char *vars = NULL, title[200];
+	char *vars = NULL, title[300];
+	mk_machine m;
 	double *data = malloc(series * c->s.ntargets * 2 * sizeof *data);
 	int ret;
 
@@ -449,10 +460,11 @@ static int sweep_plot(const sweep_cli *c)
 					data[at++] = 100.0 * r->point.sparsity;
 					data[at++] = r->median_s;
 				}
+	mk_machine_describe_backend(c->s.backend, &m);
 	snprintf(title, sizeof title, "maskkit sweep: n = %" PRId64 ", batch %" PRId64 ", heads %"
-		 PRId64 ", d = %" PRId64 ", tile %" PRId64 ", %s %s", c->s.shape.n,
+		 PRId64 ", d = %" PRId64 ", tile %" PRId64 ", %s %s%s%.80s", c->s.shape.n,
 		 c->s.shape.batch, c->s.shape.heads, c->s.shape.d, c->s.tile, c->s.backend->name,
-		 c->s.dtype);
+		 c->s.dtype, m.gpu[0] ? ", " : "", m.gpu);
 	if (!(ret = sweep_plot_vars(c, all, kinds, nk, &vars)))
 		ret = mk_plot_run(&(mk_plot){.template_name = "sweep", .output = c->plot,
 					     .title = title, .data = data,
@@ -518,8 +530,9 @@ const struct mk_cmd mk_cmd_sweep = {
 	.usage =
 "usage: maskkit sweep [--patterns P,...] [--sparsity A..B[:S]] [--n N] [--batch B]\n"
 "                     [--heads H] [--head-dim D] [--dtype fp32|fp16|bf16]\n"
-"                     [--backend auto|cpu|cuda] [--kernels K,...] [--norm N,...]\n"
-"                     [--tile T] [--reps R] [-o OUT.csv|OUT.json] [--plot P.png]\n"
+"                     [--backend auto|cpu|cuda] [--device N] [--kernels K,...]\n"
+"                     [--norm N,...] [--tile T] [--reps R] [-o OUT.csv|OUT.json]\n"
+"                     [--plot P.png]\n"
 "\n"
 "What does a mask cost compared with dense attention?  For each pattern and\n"
 "target sparsity, the pattern's size parameter is solved for the achievable\n"
@@ -544,9 +557,13 @@ const struct mk_cmd mk_cmd_sweep = {
 "  -n, --n N             sequence length (default 1024)\n"
 "      --batch B         (default 1)\n"
 "      --heads H         (default 4)\n"
-"      --head-dim D      (default 64; the cpu backend takes 1 to 1024)\n"
-"      --dtype T         fp32 (default); fp16 and bf16 need a GPU backend\n"
-"      --backend B       auto (cuda when built, else cpu), cpu or cuda\n"
+"      --head-dim D      (default 64; the cpu backend takes 1 to 1024, the cuda\n"
+"                        backend 1 to 128)\n"
+"      --dtype T         fp32 (default); fp16 and bf16 (fp32 accumulation) need a\n"
+"                        GPU backend\n"
+"      --backend B       auto (cuda when built and a device is usable, else\n"
+"                        cpu), cpu or cuda\n"
+"      --device N        the GPU a GPU backend runs on (default 0)\n"
 "      --kernels K,...   of dense, masked, block, csr (default all)\n"
 "      --norm N,...      softmax (default), dnas, hnas:U, sinkhorn:K\n"
 "      --tile T          tile size of the block kernels (default 64)\n"

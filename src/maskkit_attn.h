@@ -71,6 +71,8 @@ typedef struct mk_attn_stats {
 	int64_t empty_rows; /* rows with no entry (zero output), per (batch, head) */
 } mk_attn_stats;
 
+struct mk_machine; /* below, with the sweeps */
+
 /* A backend: a small table of function pointers, filled with designated
  * initialisers; optional slots may be NULL. */
 typedef struct mk_attn_backend {
@@ -88,6 +90,22 @@ typedef struct mk_attn_backend {
 	int (*run)(const struct mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		   const mk_attn_layout *mask, float *o, mk_attn_stats *st);
+	/* Selects the device and compute type (one of dtypes) for later runs;
+	 * NULL: one device, dtypes only. */
+	int (*configure)(const struct mk_attn_backend *b, int device, const char *dtype);
+	/* Runs reps + warmup times on inputs uploaded once, timing each of the
+	 * last reps runs on the device (secs[reps], seconds per run; a GPU may
+	 * time several back-to-back runs for each entry, to amortise launch
+	 * latency); o and st as in run.  NULL: the caller times run with clock. */
+	int (*time)(const struct mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		    const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		    const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
+		    mk_attn_stats *st);
+	/* Fills the accelerator fields of a machine description; may be NULL. */
+	void (*describe)(const struct mk_attn_backend *b, struct mk_machine *m);
+	/* Frees what the backend holds between runs (device buffers, streams);
+	 * a later run sets them up again.  NULL: nothing to free. */
+	void (*release)(const struct mk_attn_backend *b);
 	void *ctx;
 } mk_attn_backend;
 
@@ -100,6 +118,16 @@ int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
 double mk_attn_clock(const mk_attn_backend *b);
 /* MK_EINVAL with a message unless the backend computes in dtype ("fp32"). */
 int mk_attn_check_dtype(const mk_attn_backend *b, const char *dtype);
+/* b->configure; without it device must be 0 and dtype one of b->dtypes.
+ * MK_EINVAL (no such device or dtype) or MK_EGPU with a message. */
+int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype);
+/* b->release, when the backend has one (see there). */
+void mk_attn_release(const mk_attn_backend *b);
+/* The same checks as mk_attn_run, then b->time; MK_EINVAL when b has none. */
+int mk_attn_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		 const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		 const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
+		 mk_attn_stats *st);
 /* Checks the shape, kernel and mask against the backend, then runs it. */
 int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		const mk_attn_shape *s, const float *q, const float *k, const float *v,
@@ -299,6 +327,7 @@ typedef struct mk_sweep_opts {
 	const mk_attn_backend *backend;
 	mk_attn_shape shape;   /* batch, heads, n, d */
 	const char *dtype;     /* "fp32" */
+	int device;            /* of a GPU backend (0 = the first) */
 	int64_t tile;
 	int reps;              /* timed runs after one warm-up */
 	uint64_t seed;         /* tensors and random patterns */
@@ -340,7 +369,14 @@ typedef struct mk_machine {
 	int threads;      /* OpenMP threads (else online CPUs) */
 	char version[32];
 	char commit[48];  /* "" when not known */
+	/* the accelerator a GPU backend ran on ("" and 0 for the cpu backend) */
+	char gpu[128];        /* "NVIDIA H100 80GB HBM3 (device 0, sm_90)" */
+	char gpu_driver[48];  /* driver and runtime: "12.4 / runtime 13.0" */
+	int gpu_sms;          /* streaming multiprocessors */
+	int gpu_clock_mhz, gpu_mem_clock_mhz; /* maximum SM and memory clocks */
 } mk_machine;
 void mk_machine_describe(mk_machine *out);
+/* mk_machine_describe, then b->describe when b has one. */
+void mk_machine_describe_backend(const mk_attn_backend *b, mk_machine *out);
 
 #endif

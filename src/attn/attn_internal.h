@@ -17,6 +17,9 @@ static inline bool mk_attn_in_parallel(void)
 #endif
 }
 
+/* The cuda backend (cuda.c), or NULL with a message when no device is usable. */
+const mk_attn_backend *mk_attn_cuda_get(void);
+
 struct mk_attn_layout {
 	int64_t n, tile, nt;        /* nt = ceil(n / tile) tiles per side */
 	size_t stride;              /* words per bit row */
@@ -33,6 +36,10 @@ struct mk_attn_layout {
 	int32_t *col;
 	uint64_t nnz;
 	int64_t nonempty_tiles, empty_rows;
+	/* a copy on a device, owned by the backend that prepared the layout
+	 * (freed with it through dev_free) */
+	void *dev;
+	void (*dev_free)(void *dev);
 };
 
 static inline int mk_attn_bit(const mk_attn_layout *l, int64_t i, int64_t j)
@@ -58,6 +65,9 @@ int mk_cpu_tiles_col_pass(const mk_attn_slice *x, const float *f, float *g);
 /* f_i = LSE_j (s_ij - g_j) (g NULL: 0), and when o is set in x, o_i =
  * sum_j exp(s_ij - g_j - f_i) v_j (a zero row where f_i = -inf). */
 int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v);
+/* The CSR transposed: column j's rows, increasing, are row[cptr[j] ..
+ * cptr[j+1]-1] (malloc'ed; both NULL on failure, with a message). */
+int mk_attn_csr_transpose(const mk_attn_layout *l, int64_t **cptr, int32_t **row);
 int mk_cpu_csr_col_pass(const mk_attn_slice *x, const float *f, float *g);
 int mk_cpu_csr_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v);
 

@@ -333,6 +333,21 @@ out:
 	return ret;
 }
 
+int mk_attn_csr_transpose(const mk_attn_layout *l, int64_t **cptr, int32_t **row)
+{
+	csr_cols c = {0};
+	int ret = csr_transpose(l, &c);
+	if (ret) {
+		free(c.cptr);
+		free(c.row);
+		c.cptr = NULL;
+		c.row = NULL;
+	}
+	*cptr = c.cptr;
+	*row = c.row;
+	return ret;
+}
+
 /* Column j: g_j = LSE_i (s_ij - f_i), the row pass's computation with the
  * roles of q and k swapped. */
 static CSR_HOT void csr_col(const mk_attn_slice *x, const csr_cols *c, int64_t j, const float *f,

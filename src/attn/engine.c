@@ -118,9 +118,13 @@ const mk_attn_backend *mk_attn_backend_get(const char *name)
 	if (!strcmp(name, "cpu"))
 		return &mk_attn_cpu;
 	if (!strcmp(name, "cuda")) {
+#if HAVE_CUDA
+		return mk_attn_cuda_get();
+#else
 		mk_error_set(MK_EINVAL, "backend 'cuda' is not built into this maskkit (it has the "
 			     "cpu backend only)");
 		return NULL;
+#endif
 	}
 	mk_error_set(MK_EINVAL, "unknown backend '%s' (use cpu or cuda)", name);
 	return NULL;
@@ -150,6 +154,43 @@ static int attn_check(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_
 		return mk_error_set(MK_EINVAL, "the mask is for n = %lld but the tensors have "
 				    "n = %lld", (long long)mask->n, (long long)s->n);
 	return mk_norm_check(norm);
+}
+
+int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype)
+{
+	int ret;
+	if (b->configure)
+		return b->configure(b, device, dtype);
+	if ((ret = mk_attn_check_dtype(b, dtype)))
+		return ret;
+	if (device != 0)
+		return mk_error_set(MK_EINVAL, "backend '%s' has no device %d (it runs on the host)",
+				    b->name, device);
+	return MK_OK;
+}
+
+void mk_attn_release(const mk_attn_backend *b)
+{
+	if (b && b->release)
+		b->release(b);
+}
+
+int mk_attn_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		 const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		 const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
+		 mk_attn_stats *st)
+{
+	int ret = attn_check(b, kernel, norm, s, mask);
+	if (ret)
+		return ret;
+	if (!b->time)
+		return mk_error_set(MK_EINVAL, "backend '%s' has no device timer", b->name);
+	if (warmup < 0 || reps < 1)
+		return mk_error_set(MK_EINVAL, "timing needs warmup >= 0 and reps >= 1, got %d and %d",
+				    warmup, reps);
+	memset(st, 0, sizeof *st);
+	return b->time(b, kernel, norm, s, q, k, v, kernel == MK_KERNEL_DENSE ? NULL : mask,
+		       warmup, reps, secs, o, st);
 }
 
 int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,

@@ -238,6 +238,8 @@ void mk_attn_layout_free(mk_attn_layout *l)
 {
 	if (!l)
 		return;
+	if (l->dev && l->dev_free)
+		l->dev_free(l->dev);
 	free(l->bits);
 	free(l->rptr);
 	free(l->rcol);

@@ -30,3 +30,28 @@ data_fixture() {
 	fi
 	"$py" "$SRCDIR/tests/cli/fixtures/make_data.py" "$1" "$2" || exit 1
 }
+
+# cuda_case KIND OUT CMD...: runs CMD (which asks for --backend cuda) as
+# bad_input does and prints its stderr with the CUDA runtime's reason, which
+# differs between machines, replaced by REASON.  KIND "unbuilt": the case is
+# about a maskkit built without CUDA; it is skipped (77) when maskkit has the
+# backend.  KIND "nodevice": about one built with CUDA on a machine with no
+# usable device; skipped without the backend or when a device is usable.
+cuda_case() {
+	kind=$1; shift
+	cuda_err=$(mktemp)
+	bad_input "$@" 2>"$cuda_err"
+	rc=$?
+	built=yes
+	grep -q "is not built into this maskkit" "$cuda_err" && built=no
+	skip=
+	case $kind,$built,$rc in
+	unbuilt,yes,*) skip="maskkit has the cuda backend";;
+	nodevice,no,*) skip="maskkit has no cuda backend";;
+	nodevice,yes,0) skip="a CUDA device is usable";;
+	esac
+	[ -z "$skip" ] || { rm -f "$cuda_err" "$1"; echo "$skip"; exit 77; }
+	sed 's/no usable CUDA device (.*)$/no usable CUDA device (REASON)/' "$cuda_err" >&2
+	rm -f "$cuda_err"
+	return $rc
+}

@@ -1,2 +1,2 @@
 . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/../npy.sh"
-qkv 4 8; bad_input o.npy "$MASKKIT" attn q.npy k.npy v.npy --backend cuda -o o.npy
+qkv 4 8; cuda_case unbuilt o.npy "$MASKKIT" attn q.npy k.npy v.npy --backend cuda -o o.npy

@@ -1,0 +1,85 @@
+#!/bin/sh
+# maskkit's cuda kernels against PyTorch on one GPU, in one run and one plot:
+#   MASKKIT=build/maskkit bench/gpu_sweep.sh [OUT_DIR]      (default out/gpu_sweep)
+# 1. maskkit sweep --backend cuda --dtype bf16 --head-dim 128 --n 4096 (masked,
+#    block and csr over the patterns and sparsities, dense as the reference),
+#    timed with CUDA events, every output checked against the reference;
+# 2. bench/peers.py on the very masks the sweep solved (SDPA flash dense,
+#    SDPA with the boolean mask, FlexAttention from maskkit's block layout);
+# 3. one figure (templates/gpu_sweep.gp): time against achieved sparsity.
+# Environment: N (4096), BATCH (1), HEADS (16), D (128), DTYPE (bf16),
+# DEVICE (0), REPS (20), TILE (64), PATTERNS, SPARSITY (50..95:15), PYTHON.
+# Needs a GPU; a benchmark, never part of make check.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+maskkit=${MASKKIT:-$here/build/maskkit}
+python=${PYTHON:-python3}
+out=${1:-out/gpu_sweep}
+N=${N:-4096} BATCH=${BATCH:-1} HEADS=${HEADS:-16} D=${D:-128} DTYPE=${DTYPE:-bf16}
+DEVICE=${DEVICE:-0} REPS=${REPS:-20} TILE=${TILE:-64}
+PATTERNS=${PATTERNS:-local,bigbird,longformer,strided}
+SPARSITY=${SPARSITY:-50..95:15}
+mkdir -p "$out"
+
+echo "== maskkit sweep (cuda, $DTYPE, n $N, d $D)"
+"$maskkit" sweep --backend cuda --device "$DEVICE" --dtype "$DTYPE" --head-dim "$D" --n "$N" \
+	--batch "$BATCH" --heads "$HEADS" --tile "$TILE" --reps "$REPS" --patterns "$PATTERNS" \
+	--sparsity "$SPARSITY" --kernels dense,masked,block,csr -o "$out/sweep.json"
+
+masks=$("$python" -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+print(",".join(dict.fromkeys(r["mask"] for r in rows if r["kernel"] != "dense")))
+' "$out/sweep.json")
+
+echo "== peers (torch, $DTYPE)"
+MASKKIT=$maskkit "$python" "$here/bench/peers.py" --no-numpy --n "$N" --batch "$BATCH" \
+	--heads "$HEADS" --head-dim "$D" --dtype "$DTYPE" --reps "$REPS" --tile "$TILE" \
+	--patterns "$masks" -o "$out/peers.csv"
+
+# The plot's data: a block per (pattern, source/kernel) series in order of
+# sparsity, and the gnuplot variables naming them.
+"$python" - "$out" <<'PY'
+import csv, json, sys
+out = sys.argv[1]
+sweep = json.load(open(out + "/sweep.json"))
+series, dense = {}, []
+pattern_of = {}
+for r in sweep["results"]:
+    if r["kernel"] == "dense":
+        dense = dense or [("maskkit-dense", r["median_s"])]
+        continue
+    pattern_of[r["mask"]] = r["pattern"]
+    series.setdefault((r["pattern"], "maskkit-" + r["kernel"]), []).append(
+        (100 * r["achieved"], r["median_s"]))
+with open(out + "/peers.csv") as f:
+    for r in csv.DictReader(line for line in f if not line.startswith("#")):
+        if r["kernel"].endswith("dense"):
+            if r["kernel"] == "sdpa_flash_dense" and len(dense) < 2:
+                dense.append(("sdpa-flash", float(r["median_s"])))
+            continue
+        p = pattern_of.get(r["pattern"], r["pattern"])
+        series.setdefault((p, r["kernel"]), []).append(
+            (100 * float(r["achieved"]), float(r["median_s"])))
+kinds = sorted({k for _, k in series})
+patterns = sorted({p for p, _ in series})
+names, blocks = [], []
+for p in patterns:
+    for k in kinds:
+        pts = sorted(series.get((p, k), [])) or [(float("nan"), float("nan"))]
+        names.append(p + "/" + k)
+        blocks.append("\n".join(f"{x:.4f} {y:.6e}" for x, y in pts))
+open(out + "/plot.dat", "w").write("\n\n\n".join(blocks) + "\n")
+m = sweep["machine"]
+with open(out + "/plot.vars", "w") as f:
+    f.write(f"panels = {len(blocks)}\nper_pattern = {len(kinds)}\n")
+    f.write("series = '" + " ".join(names) + "'\n")
+    f.write("dense_s = '" + " ".join(f"{t:.6e}" for _, t in dense) + "'\n")
+    f.write("dense_names = '" + " ".join(n for n, _ in dense) + "'\n")
+    f.write(f"gpu = '{m.get('gpu', '')}'\n")
+PY
+
+title="maskkit cuda vs PyTorch: n = $N, batch $BATCH, heads $HEADS, d = $D, $DTYPE, tile $TILE"
+${GNUPLOT:-gnuplot} -e "datafile = '$out/plot.dat'; output = '$out/gpu_sweep.png'" \
+	-e "load '$out/plot.vars'" -e "title = '$title' . (strlen(gpu) ? ', ' . gpu : '')" "$here/templates/gpu_sweep.gp"
+echo "gpu_sweep: $out/sweep.json, $out/peers.csv, $out/gpu_sweep.png"
