@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # maskkit quick start.
-#   ./quickstart.sh         install Debian packages (idempotent), build, run the main job
-#   ./quickstart.sh check   the same set-up, then the whole test suite (also under ASan/UBSan)
+#   ./quickstart.sh         install Debian packages (idempotent), build, run the main job:
+#                           the report (maskkit report --out report: report/index.html)
+#   ./quickstart.sh check   the same set-up, then the whole test suite (also under ASan/UBSan),
+#                           then the report (--quick) checked in headless Chromium
 set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)
@@ -10,14 +12,17 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 PKGS=(build-essential autoconf automake libtool pkg-config
       libcjson-dev libpng-dev libhdf5-dev hdf5-tools check
-      libopenblas-dev libgsl-dev gnuplot-nox
+      libopenblas-dev libgsl-dev gnuplot-nox libcmark-gfm-dev libcmark-gfm-extensions-dev
       python3 python3-numpy python3-h5py time)
+# only the checks need a browser (the report's page is loaded and screenshotted)
+CHECK_PKGS=(chromium)
 
 say() { printf '== %s\n' "$*"; }
 
 install_deps() {
-	local missing=()
-	for p in "${PKGS[@]}"; do
+	local missing=() want=("${PKGS[@]}")
+	[ "$mode" = check ] && want+=("${CHECK_PKGS[@]}")
+	for p in "${want[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && { say "Debian packages: all present"; return; }
@@ -44,17 +49,19 @@ build() {
 	make -C "$dir" -j"$jobs" -s
 }
 
+# The main job: every paper figure and table in one report.  Exits non-zero
+# (after writing the rest) when a figure could not be made.
 main_job() {
-	MASKKIT="$top/build/maskkit" sh "$top/examples/sparsebert_compare.sh" "$top/out/sparsebert"
-	echo
-	PYTHON=/usr/bin/python3 MASKKIT="$top/build/maskkit" \
-		sh "$top/examples/position_analysis.sh" "$top/out/position"
-	echo
-	PYTHON=/usr/bin/python3 MASKKIT="$top/build/maskkit" \
-		sh "$top/examples/dataset_analysis.sh" "$top/out/dataset"
-	echo
-	PYTHON=/usr/bin/python3 MASKKIT="$top/build/maskkit" \
-		sh "$top/examples/explain_away.sh" "$top/out/explain"
+	PYTHON=/usr/bin/python3 "$top/build/maskkit" report --out "$top/report" "$@"
+	say "the report: $top/report/index.html (Markdown: $top/report/README.md)"
+}
+
+# CI: the report is built and every figure it promises must exist and load
+# in a browser.
+report_check() {
+	say "maskkit report --quick, checked in headless Chromium"
+	main_job --quick --quiet
+	sh "$top/tests/report/browser_check.sh" "$top/report" "$top/report-screenshot.png"
 }
 
 install_deps
@@ -72,9 +79,10 @@ check)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	MASKKIT_SANITIZED=1 MASKKIT_REQUIRE_ALL=1 make -C build-san -j"$jobs" check ||
 		{ cat build-san/test-suite.log 2>/dev/null | tail -80; exit 1; }
+	MASKKIT_REQUIRE_ALL=1 report_check
 	# one closing line for both runs (each automake test is a whole suite)
 	awk '/^# PASS:/ {p += $3} /^# FAIL:/ {f += $3} /^# ERROR:/ {f += $3}
-	     END {printf "quickstart check: %d passed, %d failed\n", p, f}' \
+	     END {printf "quickstart check: %d passed, %d failed; report built and checked\n", p, f}' \
 		build/test-suite.log build-san/test-suite.log
 	;;
 *)

@@ -15,7 +15,7 @@ struct mk_cmd {
 
 extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_patterns,
 	mk_cmd_toeplitz, mk_cmd_positional, mk_cmd_attn, mk_cmd_sweep, mk_cmd_prune,
-	mk_cmd_attn_stats, mk_cmd_axis, mk_cmd_explain;
+	mk_cmd_attn_stats, mk_cmd_axis, mk_cmd_explain, mk_cmd_report;
 
 enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
 

@@ -52,6 +52,13 @@ struct mk_gp {
 
 /* ---- checks --------------------------------------------------------------- */
 
+static int mk_gp_is_svg(const mk_plot *p)
+{
+	const char *dot = strrchr(p->output, '.');
+
+	return dot && strcmp(dot, ".svg") == 0;
+}
+
 static bool mk_gp_has_control(const char *s)
 {
 	for (; *s; s++)
@@ -96,11 +103,12 @@ static int mk_gp_check(const mk_plot *p)
 
 static int mk_gp_unknown(const char *name)
 {
-	char known[256] = "";
+	char known[512] = "";
 	size_t len = 0;
 
 	for (const struct mk_template *t = mk_templates; t->name && len < sizeof known; t++)
-		len += (size_t)snprintf(known + len, sizeof known - len, "%s%s",
+		if (!strchr(t->name, '.')) /* report.md and report.html are not gnuplot's */
+			len += (size_t)snprintf(known + len, sizeof known - len, "%s%s",
 					len ? ", " : "", t->name);
 	return mk_error_set(MK_EINVAL, "unknown template '%s' (known: %s)", name, known);
 }
@@ -292,8 +300,9 @@ static int mk_gp_write_vars(const struct mk_gp *g, const char *png)
 	mk_gp_assign(f, "datafile", g->data);
 	mk_gp_assign(f, "output", png);
 	mk_gp_assign(f, "title", p->title ? p->title : "");
-	fprintf(f, "panels=%d\nrows_per_panel=%" PRId64 "\ncolumns='", p->panels,
-		p->rows / p->panels);
+	/* templates that can draw SVG test svg; the others always write PNG */
+	fprintf(f, "svg=%d\npanels=%d\nrows_per_panel=%" PRId64 "\ncolumns='", mk_gp_is_svg(p),
+		p->panels, p->rows / p->panels);
 	for (int c = 0; c < p->ncols; c++) {
 		if (c)
 			fputc(' ', f);
@@ -445,7 +454,8 @@ static int mk_gp_failed(const struct mk_gp *g, int status)
 	return mk_error_set(MK_EIO, "gnuplot failed: exit status %d", WEXITSTATUS(status));
 }
 
-/* A device such as /dev/null takes whatever comes; a file must be a PNG. */
+/* A device such as /dev/null takes whatever comes; a file must be a PNG
+ * (or an SVG when the output is named .svg). */
 static int mk_gp_check_png(const struct mk_gp *g, const char *png)
 {
 	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -460,8 +470,13 @@ static int mk_gp_check_png(const struct mk_gp *g, const char *png)
 	n = f ? fread(head, 1, sizeof head, f) : 0;
 	if (f)
 		fclose(f);
-	if (n == sizeof head && memcmp(head, sig, sizeof sig) == 0)
+	if (n == sizeof head && memcmp(head, sig, sizeof sig) == 0 && !mk_gp_is_svg(g->p))
 		return MK_OK;
+	if (n >= 5 && mk_gp_is_svg(g->p) && (!memcmp(head, "<?xml", 5) || !memcmp(head, "<svg", 4)))
+		return MK_OK;
+	if (mk_gp_is_svg(g->p))
+		return mk_error_set(MK_EIO, "gnuplot produced no SVG (template '%s' must set terminal "
+				    "svg when svg is 1)", g->p->template_name);
 	return mk_error_set(MK_EIO, "gnuplot produced no PNG (template '%s' must set terminal "
 			    "pngcairo and 'set output output')", g->p->template_name);
 }

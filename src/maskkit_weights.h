@@ -163,7 +163,8 @@ int mk_png_heat(const char *path, const double *v, int64_t rows, int64_t cols);
  * The data table is written as whitespace-separated text, NaN as "NaN",
  * panels as blocks separated by two blank lines (gnuplot's `index`).
  * Templates are compiled in; MASKKIT_TEMPLATES=DIR reads DIR/NAME.gp instead.
- * The PNG is written atomically. */
+ * The output is written atomically: a PNG, or an SVG when it is named .svg
+ * (gnuplot then gets svg=1; the templates that draw SVG test it). */
 typedef struct mk_plot {
 	const char *template_name;
 	const char *output;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # embed.sh SRCDIR FILE...: prints C source defining
-# mk_templates[], {name, text} for each gnuplot template (name = file name
-# without directory and .gp), so that the program carries its templates.
+# mk_templates[], {name, text} for each template (name = file name without
+# directory, and without .gp for gnuplot scripts), so that the program
+# carries its templates.
 set -eu
 srcdir=$1
 shift
@@ -10,7 +11,8 @@ echo '#include <stddef.h>'
 echo '#include "templates.h"'
 echo 'const struct mk_template mk_templates[] = {'
 for f in "$@"; do
-	name=$(basename "$f" .gp)
+	name=$(basename "$f")
+	name=${name%.gp}
 	printf '\t{"%s",\n' "$name"
 	# every line becomes a C string; backslashes and quotes escaped
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t "/' -e 's/$/\\n"/' "$srcdir/$f"

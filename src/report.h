@@ -1,0 +1,103 @@
+/* maskkit report: the state shared by the report's sections (cmd_report.c,
+ * report_*.c).  Each section runs maskkit's own subcommands as child
+ * processes in the output directory, so that the commands the report prints
+ * are exactly the ones that made its figures and tables, and a failing one
+ * costs its figure, never the report. */
+#ifndef MK_REPORT_H
+#define MK_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct cJSON;
+
+#define RP_REASON_MAX 400
+
+/* One figure or table the report promises; ok is false with a reason when
+ * it could not be made. */
+typedef struct rp_item {
+	char *file;   /* relative to the output directory */
+	char *section;
+	bool ok;
+	char reason[RP_REASON_MAX];
+} rp_item;
+
+typedef struct rp_section {
+	const char *slot;  /* the template's {{slot}} */
+	char *text;        /* Markdown, malloc'd */
+	size_t len;
+	FILE *f;           /* open_memstream over text while the section runs */
+} rp_section;
+
+typedef struct report {
+	char out[4096];     /* the output directory, absolute */
+	char self[4096];    /* this program */
+	bool quick;
+	char **weights;
+	int nweights;
+	char **sweeps;
+	int nsweeps;
+	const char *only;   /* comma-separated section names, or NULL */
+	rp_item *items;
+	int nitems, capitems;
+	rp_section *cur;    /* the section being written */
+	bool verbose;
+	char *invocation;   /* this report's own command line */
+} report;
+
+/* Markdown into the current section. */
+void rp_md(report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A fenced block of the commands that remake what follows. */
+void rp_md_commands(report *r, const char *const *lines, int n);
+
+/* Runs `maskkit ARGV...` in the output directory.  stdout is returned in
+ * *out (malloc'd, NUL-terminated; NULL to drop it); on failure the child's
+ * last error line goes to reason.  *cmd (malloc'd) is the command as a
+ * shell line. */
+int rp_run(report *r, const char *const *argv, char **out, char **cmd, char *reason,
+	   size_t size);
+/* rp_run, stdout parsed as JSON. */
+int rp_run_json(report *r, const char *const *argv, struct cJSON **json, char **cmd,
+		char *reason, size_t size);
+/* Runs another program (argv[0] looked up in PATH) the same way. */
+int rp_run_program(report *r, const char *const *argv, char **out, char **cmd, char *reason,
+		   size_t size);
+/* A shell-quoted command line for argv (prefix "maskkit" when maskkit). */
+char *rp_command(const char *const *argv, bool maskkit);
+
+/* A number member of a JSON object, NaN when absent. */
+double rp_json_num(const struct cJSON *o, const char *key);
+
+/* Registers a promised file; rp_fail marks it (and prints the reason). */
+rp_item *rp_promise(report *r, const char *file);
+void rp_fail(report *r, rp_item *it, const char *reason);
+/* The Markdown for a figure: the image, or why it is missing. */
+void rp_md_figure(report *r, rp_item *it, const char *alt);
+/* Writes text to DIR/file atomically. */
+int rp_write_file(report *r, const char *file, const char *text, size_t len);
+/* The path of file under the output directory. */
+int rp_path(const report *r, const char *file, char *buf, size_t size);
+
+/* The sections, in the report's order. */
+void rp_section_header(report *r);
+void rp_section_sparsebert_fig1(report *r);
+void rp_section_sparsebert_table4(report *r);
+void rp_section_aaa_fig1(report *r);
+void rp_section_eq9(report *r);
+void rp_section_tisa(report *r);
+void rp_section_explain(report *r);
+void rp_section_sweep(report *r);
+
+/* The sweep CSV reader (report_sweep.c), exposed for its tests. */
+typedef struct rp_sweep_row {
+	char pattern[64], kernel[16], norm[32], backend[16], dtype[8];
+	double achieved, median_s, speedup;
+	long long n;
+} rp_sweep_row;
+int rp_sweep_read(const char *path, rp_sweep_row **rows, size_t *count, char *reason,
+		  size_t size);
+
+/* Renders the Markdown template into README.md and index.html. */
+int rp_render(report *r, rp_section *sections, int nsections);
+
+#endif
