@@ -42,6 +42,7 @@ then `maskkit toeplitz bert-base.h5` and `maskkit positional bert-base.h5
 RoBERTa, ELECTRA) are read as they are.
 """
 import argparse
+import os
 import sys
 
 import h5py
@@ -104,7 +105,9 @@ def main():
     rng = np.random.default_rng(a.seed)
     e_p, freq, mix = position_embeddings(rng, a.n, a.d)
     words = 0.01 * rng.standard_normal(a.d) + 0.05 * rng.standard_normal((a.vocab, a.d))
-    with h5py.File(a.out, "w") as f:
+    # written beside OUT and renamed, so that a failure never truncates an old OUT
+    tmp = a.out + ".tmp"
+    with h5py.File(tmp, "w") as f:
         if a.layout == "tf":
             root = "bert/tf_bert_model/bert/"
             f[root + "embeddings/position_embeddings/embeddings:0"] = e_p.astype(np.float32)
@@ -123,6 +126,7 @@ def main():
                     base = f"bert.encoder.layer.{layer}.attention.self.{name}."
                     f[base + "weight"] = w.T.astype(np.float32)
                     f[base + "bias"] = b.astype(np.float32)
+    os.replace(tmp, a.out)
 
 
 if __name__ == "__main__":

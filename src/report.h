@@ -47,6 +47,17 @@ typedef struct report {
 
 /* Markdown into the current section. */
 void rp_md(report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Text from outside (a file name, a CSV field, an error message) into the
+ * Markdown, with the characters that would make it markup escaped. */
+void rp_md_text(report *r, const char *s);
+/* s as a Markdown code span, its fence longer than any run of backticks in s. */
+void rp_md_code(report *r, const char *s);
+/* s as a gnuplot single-quoted string ('' for a quote; control characters
+ * become spaces). */
+void rp_gp_string(FILE *f, const char *s);
+/* s as a CSV field, always quoted (RFC 4180: "" for a quote). */
+void rp_csv_field(FILE *f, const char *s);
+
 /* A fenced block of the commands that remake what follows. */
 void rp_md_commands(report *r, const char *const *lines, int n);
 

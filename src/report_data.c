@@ -66,12 +66,20 @@ static void rp_plot_bars(report *r, rp_item *it, const char *title, const char *
 		rp_fail(r, it, "out of memory");
 		return;
 	}
-	fprintf(f, "ylabel='%s'\narray labels[%d]\n", ylabel, ngroups);
-	for (int g = 0; g < ngroups; g++)
-		fprintf(f, "labels[%d]='%s'\n", g + 1, groups[g]);
+	fputs("ylabel=", f);
+	rp_gp_string(f, ylabel);
+	fprintf(f, "\narray labels[%d]\n", ngroups);
+	for (int g = 0; g < ngroups; g++) {
+		fprintf(f, "labels[%d]=", g + 1);
+		rp_gp_string(f, groups[g]);
+		fputc('\n', f);
+	}
 	fprintf(f, "array series[%d]\n", nseries);
-	for (int s = 0; s < nseries; s++)
-		fprintf(f, "series[%d]='%s'\n", s + 1, series[s]);
+	for (int s = 0; s < nseries; s++) {
+		fprintf(f, "series[%d]=", s + 1);
+		rp_gp_string(f, series[s]);
+		fputc('\n', f);
+	}
 	if (fclose(f) != 0) {
 		free(vars);
 		rp_fail(r, it, "out of memory");
@@ -136,6 +144,8 @@ void rp_section_eq9(report *r)
 		rp_buf_discard(&lb);
 		rp_buf_discard(&tb);
 		rp_fail(r, il, "out of memory");
+		rp_fail(r, ic, "out of memory");
+		rp_fail(r, ip, "out of memory");
 		return;
 	}
 	for (int k = 0; k < EQ9_SAMPLES; k++) {
@@ -279,8 +289,11 @@ static void rp_tisa_one(report *r, rp_tisa *t, int k, FILE *r2, FILE *heads)
 		} else {
 			v[0] = rp_json_num(j, "r2");
 			v[1] = rp_json_num(cJSON_GetObjectItemCaseSensitive(j, "first"), "r2");
-			fprintf(r2, "\"%s\",\"%s\",%.0f,%.0f,%.9f,%.9f", t->label[k], t->file[k],
-				rp_json_num(j, "n"), rp_json_num(j, "d"), v[0], v[1]);
+			rp_csv_field(r2, t->label[k]);
+			fputc(',', r2);
+			rp_csv_field(r2, t->file[k]);
+			fprintf(r2, ",%.0f,%.0f,%.9f,%.9f", rp_json_num(j, "n"), rp_json_num(j, "d"),
+				v[0], v[1]);
 		}
 		cJSON_Delete(j);
 	}
@@ -300,7 +313,8 @@ static void rp_tisa_one(report *r, rp_tisa *t, int k, FILE *r2, FILE *heads)
 		} else {
 			v[2] = 0;
 			cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(j, "per_head")) {
-				fprintf(heads, "\"%s\",%d,%.9f\n", t->label[k], count, rp_json_num(h, "r2"));
+				rp_csv_field(heads, t->label[k]);
+				fprintf(heads, ",%d,%.9f\n", count, rp_json_num(h, "r2"));
 				v[2] += rp_json_num(h, "r2");
 				count++;
 			}
@@ -310,8 +324,10 @@ static void rp_tisa_one(report *r, rp_tisa *t, int k, FILE *r2, FILE *heads)
 	}
 	if (ip->ok)
 		fprintf(r2, ",%.9f\n", v[2]);
-	rp_md(r, "#### %s\n\nR² of P's Toeplitz fit: %s (whole), %s (first 128 positions); "
-	      "layer 0's positional term F_P, mean R² over heads: %s.\n\n", t->label[k],
+	rp_md(r, "#### ");
+	rp_md_text(r, t->label[k]);
+	rp_md(r, "\n\nR² of P's Toeplitz fit: %s (whole), %s (first 128 positions); "
+	      "layer 0's positional term F_P, mean R² over heads: %s.\n\n",
 	      rp_fmt4(v[0], b[0]), rp_fmt4(v[1], b[1]), rp_fmt4(v[2], b[2]));
 	rp_md_figure(r, ip, "P = E_P E_P^T");
 	rp_md_figure(r, ih, "F_P per head, layer 0");
@@ -335,7 +351,9 @@ void rp_section_tisa(report *r)
 		rp_fail(r, ic, reason);
 		rp_fail(r, ih, reason);
 		rp_fail(r, ib, reason);
-		rp_md(r, "> **Section not made:** %s\n\n", reason);
+		rp_md(r, "> **Section not made:** ");
+		rp_md_text(r, reason);
+		rp_md(r, "\n\n");
 		rp_buf_discard(&r2);
 		rp_buf_discard(&heads);
 		goto done;

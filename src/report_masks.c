@@ -114,8 +114,13 @@ static char *rp_grid_vars(const char *const *labels, const double *rho, int coun
 	if (!f)
 		return NULL;
 	fprintf(f, "layout_cols=%d\narray titles[%d]\n", cols, count);
-	for (int k = 0; k < count; k++)
-		fprintf(f, "titles[%d]='%s (ρ = %.4f)'\n", k + 1, labels[k], rho[k]);
+	for (int k = 0; k < count; k++) {
+		char title[160];
+		snprintf(title, sizeof title, "%s (ρ = %.4f)", labels[k], rho[k]);
+		fprintf(f, "titles[%d]=", k + 1);
+		rp_gp_string(f, title);
+		fputc('\n', f);
+	}
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -255,8 +260,11 @@ void rp_section_sparsebert_table4(report *r)
 		exprs[2 * k + 1] = diag[k];
 	}
 	if (rp_measure(r, 128, exprs, 2 * SB_COUNT, &json, &cmds, reason, sizeof reason)) {
+		cJSON_Delete(json);
 		rp_fail(r, ic, reason);
-		rp_md(r, "> **Table not made:** %s\n", reason);
+		rp_md(r, "> **Table not made:** ");
+		rp_md_text(r, reason);
+		rp_md(r, "\n");
 		rp_cmds_flush(r, &cmds);
 		return;
 	}

@@ -183,18 +183,25 @@ void rp_section_header(report *r)
 	rp_gnuplot_version(r, gp, sizeof gp);
 	for (int k = 0; k < r->nitems; k++)
 		failed += !r->items[k].ok;
-	rp_md(r, "Made by **maskkit %s** (commit %s) with `%s`.\n\n"
-	      "Machine: %s, %d threads. gnuplot: %s.\n\n", m.version, m.commit[0] ? m.commit :
-	      "unknown", r->invocation, m.cpu[0] ? m.cpu : "unknown CPU", m.threads, gp);
+	rp_md(r, "Made by **maskkit %s** (commit %s) with ", m.version,
+	      m.commit[0] ? m.commit : "unknown");
+	rp_md_code(r, r->invocation);
+	rp_md(r, ".\n\nMachine: ");
+	rp_md_text(r, m.cpu[0] ? m.cpu : "unknown CPU");
+	rp_md(r, ", %d threads. gnuplot: ", m.threads);
+	rp_md_text(r, gp);
+	rp_md(r, ".\n\n");
 	if (!failed) {
 		rp_md(r, "All %d figures and tables were made.\n\n", r->nitems);
 	} else {
 		rp_md(r, "> **%d of %d figures and tables could not be made:**\n>\n", failed,
 		      r->nitems);
 		for (int k = 0; k < r->nitems; k++)
-			if (!r->items[k].ok)
-				rp_md(r, "> - `%s` (%s): %s\n", r->items[k].file, r->items[k].section,
-				      r->items[k].reason);
+			if (!r->items[k].ok) {
+				rp_md(r, "> - `%s` (%s): ", r->items[k].file, r->items[k].section);
+				rp_md_text(r, r->items[k].reason);
+				rp_md(r, "\n");
+			}
 		rp_md(r, "\n");
 	}
 }

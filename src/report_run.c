@@ -2,6 +2,7 @@
  * sections share. */
 #include "config.h"
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -25,6 +26,65 @@ void rp_md(report *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(r->cur->f, fmt, ap);
 	va_end(ap);
+}
+
+void rp_md_text(report *r, const char *s)
+{
+	if (!r->cur || !r->cur->f || !s)
+		return;
+	for (const char *p = s; *p; p++) {
+		bool edge = p == s || !isalnum((unsigned char)p[-1]) || !isalnum((unsigned char)p[1]);
+		if (*p == '\n' || *p == '\r')
+			fputc(' ', r->cur->f);
+		else if (strchr("\\`*[]<>|&!#", *p) || (*p == '_' && edge))
+			fprintf(r->cur->f, "\\%c", *p);
+		else
+			fputc(*p, r->cur->f);
+	}
+}
+
+void rp_md_code(report *r, const char *s)
+{
+	size_t run = 0, longest = 0, len = strlen(s);
+	bool pad;
+
+	if (!r->cur || !r->cur->f)
+		return;
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	pad = len && (s[0] == '`' || s[len - 1] == '`');
+	for (size_t k = 0; k <= longest; k++)
+		fputc('`', r->cur->f);
+	fprintf(r->cur->f, "%s", pad ? " " : "");
+	for (const char *p = s; *p; p++)
+		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, r->cur->f);
+	fprintf(r->cur->f, "%s", pad ? " " : "");
+	for (size_t k = 0; k <= longest; k++)
+		fputc('`', r->cur->f);
+}
+
+void rp_gp_string(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+void rp_csv_field(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+	fputc('"', f);
 }
 
 void rp_md_commands(report *r, const char *const *lines, int n)
@@ -143,8 +203,11 @@ static int rp_tmpfd(void)
 
 	snprintf(path, sizeof path, "%s/maskkit-report-XXXXXX", dir && *dir ? dir : "/tmp");
 	fd = mkstemp(path);
-	if (fd >= 0)
+	if (fd >= 0) {
 		unlink(path);
+		/* not inherited by the children (which get it as 1 or 2 by dup2) */
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
 	return fd;
 }
 
@@ -227,8 +290,14 @@ int rp_run(report *r, const char *const *argv, char **out, char **cmd, char *rea
 	int n = 0;
 
 	full[n++] = "maskkit";
-	for (; argv[n - 1] && n < 63; n++)
+	for (; argv[n - 1]; n++) {
+		if (n == 63) {
+			snprintf(reason, size, "internal: a command of more than 62 arguments");
+			*cmd = NULL;
+			return mk_error_set(MK_EINTERNAL, "%s", reason);
+		}
 		full[n] = argv[n - 1];
+	}
 	full[n] = NULL;
 	return rp_exec(r, r->self, full, true, out, cmd, reason, size);
 }
@@ -303,11 +372,13 @@ void rp_md_figure(report *r, rp_item *it, const char *alt)
 {
 	if (!it)
 		return;
-	if (it->ok)
+	if (it->ok) {
 		rp_md(r, "![%s](%s)\n\n", alt, it->file);
-	else
-		rp_md(r, "> **Figure not made:** `%s` could not be made: %s\n\n", it->file,
-		      it->reason);
+		return;
+	}
+	rp_md(r, "> **Figure not made:** `%s` could not be made: ", it->file);
+	rp_md_text(r, it->reason);
+	rp_md(r, "\n\n");
 }
 
 int rp_path(const report *r, const char *file, char *buf, size_t size)

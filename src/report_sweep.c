@@ -39,6 +39,10 @@ static int sw_header(char *line, int *index, char *reason, size_t size)
 	char *field[64];
 	int n = sw_split(line, field, 64);
 
+	if (n < 0) {
+		snprintf(reason, size, "more than 64 columns in the header");
+		return -1;
+	}
 	for (int c = 0; c < C_COUNT; c++) {
 		index[c] = -1;
 		for (int k = 0; k < n; k++)
@@ -207,6 +211,14 @@ static int sw_cmp_achieved(const void *a, const void *b)
 	if (!c)
 		c = strcmp(x->kernel, y->kernel);
 	if (!c)
+		c = strcmp(x->norm, y->norm);
+	if (!c)
+		c = strcmp(x->backend, y->backend);
+	if (!c)
+		c = strcmp(x->dtype, y->dtype);
+	if (!c)
+		c = (x->n > y->n) - (x->n < y->n);
+	if (!c)
 		c = (x->achieved > y->achieved) - (x->achieved < y->achieved);
 	return c;
 }
@@ -289,9 +301,12 @@ static char *sw_vars(const sw_series *s, int ns, const rp_sweep_row *rows, size_
 		return NULL;
 	sw_dense(f, rows, count);
 	fprintf(f, "array series[%d]\narray pattern_of[%d]\narray kernel_of[%d]\n", ns, ns, ns);
-	for (int k = 0; k < ns; k++)
-		fprintf(f, "series[%d]='%s'\npattern_of[%d]=%d\nkernel_of[%d]=%d\n", k + 1, s[k].name,
-			k + 1, s[k].pattern, k + 1, s[k].kernel);
+	for (int k = 0; k < ns; k++) {
+		fprintf(f, "series[%d]=", k + 1);
+		rp_gp_string(f, s[k].name);
+		fprintf(f, "\npattern_of[%d]=%d\nkernel_of[%d]=%d\n", k + 1, s[k].pattern, k + 1,
+			s[k].kernel);
+	}
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -356,10 +371,17 @@ static void sw_table(report *r, const rp_sweep_row *rows, size_t count)
 {
 	rp_md(r, "| pattern | kernel | norm | backend | n | achieved ρ (%%) | median (ms) | "
 	      "speed-up vs dense |\n|---|---|---|---|---:|---:|---:|---:|\n");
-	for (size_t i = 0; i < count && i < SW_MD_ROWS; i++)
-		rp_md(r, "| %s | %s | %s | %s %s | %lld | %.1f | %.3f | %.2f |\n", rows[i].pattern,
-		      rows[i].kernel, rows[i].norm, rows[i].backend, rows[i].dtype, rows[i].n,
-		      100 * rows[i].achieved, 1e3 * rows[i].median_s, rows[i].speedup);
+	for (size_t i = 0; i < count && i < SW_MD_ROWS; i++) {
+		const char *cells[] = {rows[i].pattern, rows[i].kernel, rows[i].norm, rows[i].backend};
+		for (int c = 0; c < 4; c++) {
+			rp_md(r, "| ");
+			rp_md_text(r, cells[c]);
+			rp_md(r, " ");
+		}
+		rp_md_text(r, rows[i].dtype);
+		rp_md(r, " | %lld | %.1f | %.3f | %.2f |\n", rows[i].n, 100 * rows[i].achieved,
+		      1e3 * rows[i].median_s, rows[i].speedup);
+	}
 	if (count > SW_MD_ROWS)
 		rp_md(r, "\n(%zu more rows in the CSV.)\n", count - SW_MD_ROWS);
 	rp_md(r, "\n");
@@ -375,7 +397,7 @@ static int sw_given(report *r, rp_item *ic, rp_sweep_row **all, size_t *count)
 
 	if (!f)
 		return MK_ENOMEM;
-	fprintf(f, "source,pattern,achieved,kernel,norm,backend,dtype,n,median_s,speedup\n");
+	fprintf(f, "source,achieved,pattern,kernel,norm,backend,dtype,n,median_s,speedup\n");
 	for (int k = 0; k < r->nsweeps; k++) {
 		rp_sweep_row *rows, *grown;
 		size_t n;
@@ -384,16 +406,27 @@ static int sw_given(report *r, rp_item *ic, rp_sweep_row **all, size_t *count)
 			continue;
 		}
 		grown = realloc(*all, (*count + n) * sizeof *grown);
-		if (grown) {
-			memcpy(grown + *count, rows, n * sizeof *rows);
-			*all = grown;
-			*count += n;
+		if (!grown) {
+			free(rows);
+			fclose(f);
+			free(text);
+			return MK_ENOMEM;
 		}
-		for (size_t i = 0; i < n; i++)
-			fprintf(f, "%s,%s,%.6f,%s,%s,%s,%s,%lld,%.9g,%.6g\n", strrchr(r->sweeps[k], '/') ?
-				strrchr(r->sweeps[k], '/') + 1 : r->sweeps[k], rows[i].pattern,
-				rows[i].achieved, rows[i].kernel, rows[i].norm, rows[i].backend,
-				rows[i].dtype, rows[i].n, rows[i].median_s, rows[i].speedup);
+		memcpy(grown + *count, rows, n * sizeof *rows);
+		*all = grown;
+		*count += n;
+		for (size_t i = 0; i < n; i++) {
+			const char *const fields[] = {rows[i].pattern, rows[i].kernel, rows[i].norm,
+						      rows[i].backend, rows[i].dtype};
+			rp_csv_field(f, strrchr(r->sweeps[k], '/') ? strrchr(r->sweeps[k], '/') + 1 :
+				     r->sweeps[k]);
+			fprintf(f, ",%.6f", rows[i].achieved);
+			for (int c = 0; c < 5; c++) {
+				fputc(',', f);
+				rp_csv_field(f, fields[c]);
+			}
+			fprintf(f, ",%lld,%.9g,%.6g\n", rows[i].n, rows[i].median_s, rows[i].speedup);
+		}
 		free(rows);
 	}
 	if (fclose(f) != 0) {
@@ -415,8 +448,10 @@ void rp_section_sweep(report *r)
 
 	if (r->nsweeps) {
 		rp_md(r, "From the results given with `--sweep`:");
-		for (int k = 0; k < r->nsweeps; k++)
-			rp_md(r, " `%s`", r->sweeps[k]);
+		for (int k = 0; k < r->nsweeps; k++) {
+			rp_md(r, " ");
+			rp_md_code(r, r->sweeps[k]);
+		}
 		rp_md(r, ".\n\n");
 		if (sw_given(r, ic, &rows, &count))
 			rp_fail(r, ic, "out of memory");
@@ -442,8 +477,11 @@ void rp_section_sweep(report *r)
 	rp_md_figure(r, ip, "time and speed-up against sparsity");
 	if (count)
 		sw_table(r, rows, count);
-	if (!ic->ok)
-		rp_md(r, "> **Sweep results not read:** %s\n\n", ic->reason);
+	if (!ic->ok) {
+		rp_md(r, "> **Sweep results not read:** ");
+		rp_md_text(r, ic->reason);
+		rp_md(r, "\n\n");
+	}
 	rp_md(r, "Numbers: [`%s`](%s).\n", ic->file, ic->file);
 	cmds[1] = strdup("# the figure: maskkit report --only sweep [--sweep FILE.csv ...]");
 	rp_md_commands(r, (const char *const *)cmds, 2);
