@@ -76,7 +76,8 @@ check)
 	MASKKIT_REQUIRE_ALL=1 make -C build -j"$jobs" check || { cat build/test-suite.log 2>/dev/null | tail -80; exit 1; }
 	build build-san --enable-werror --with-check --enable-asan --enable-ubsan
 	say "make check under AddressSanitizer + UndefinedBehaviorSanitizer"
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	# ASan makes the long unit tests several times slower: Check's hang timeouts scaled to match
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CK_TIMEOUT_MULTIPLIER=4 \
 	MASKKIT_SANITIZED=1 MASKKIT_REQUIRE_ALL=1 make -C build-san -j"$jobs" check ||
 		{ cat build-san/test-suite.log 2>/dev/null | tail -80; exit 1; }
 	MASKKIT_REQUIRE_ALL=1 report_check
