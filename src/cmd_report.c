@@ -21,7 +21,7 @@ static const char report_usage[] =
 "your masks compare with them, into DIR (default: report):\n"
 "  DIR/README.md     the report in Markdown (templates/report.md filled in)\n"
 "  DIR/index.html    the same rendered to HTML (libcmark-gfm)\n"
-"  DIR/figures/      PNG figures (mask grids drawn by gnuplot also as SVG)\n"
+"  DIR/figures/      PNG figures (the report's own gnuplot figures also SVG)\n"
 "  DIR/tables/       the numbers behind them, as CSV\n"
 "Sections (names for --only):\n"
 "  sparsebert-fig1   SparseBERT Fig. 1: Star, LogSparse, Strided, Fixed,\n"

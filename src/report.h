@@ -82,7 +82,12 @@ double rp_json_num(const struct cJSON *o, const char *key);
 /* Registers a promised file; rp_fail marks it (and prints the reason). */
 rp_item *rp_promise(report *r, const char *file);
 void rp_fail(report *r, rp_item *it, const char *reason);
-/* The Markdown for a figure: the image, or why it is missing. */
+/* Draws p into png's file, then the same as SVG beside it (promised here):
+ * each marked failed on its own. */
+struct mk_plot;
+void rp_plot(report *r, rp_item *png, struct mk_plot *p);
+/* The Markdown for a figure: the image (and its SVG when there is one), or
+ * why it is missing. */
 void rp_md_figure(report *r, rp_item *it, const char *alt);
 /* Writes text to DIR/file atomically. */
 int rp_write_file(report *r, const char *file, const char *text, size_t len);

@@ -58,7 +58,7 @@ static void rp_plot_bars(report *r, rp_item *it, const char *title, const char *
 			 const char *const *groups, int ngroups, const char *const *series,
 			 int nseries, const double *values)
 {
-	char path[8192], *vars = NULL;
+	char *vars = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&vars, &len);
 
@@ -92,11 +92,10 @@ static void rp_plot_bars(report *r, rp_item *it, const char *title, const char *
 			snprintf(nb[s], sizeof nb[s], "s%d", s);
 			names[s] = nb[s];
 		}
-		mk_plot p = {.template_name = "bars", .output = path, .title = title, .data = values,
+		mk_plot p = {.template_name = "bars", .title = title, .data = values,
 			     .rows = ngroups, .ncols = nseries, .col_names = names, .panels = 1,
 			     .vars = vars};
-		if (rp_path(r, it->file, path, sizeof path) || mk_plot_run(&p))
-			rp_fail(r, it, mk_error());
+		rp_plot(r, it, &p);
 	}
 	free(vars);
 }
@@ -385,7 +384,7 @@ void rp_section_tisa(report *r)
 	if (!any)
 		rp_fail(r, ib, "no weights file could be analysed");
 	else
-		rp_plot_bars(r, ib, "Toeplitz R^2 (1: translation invariant)", "R^2", groups, t->n,
+		rp_plot_bars(r, ib, "Toeplitz R² (1: translation invariant)", "R²", groups, t->n,
 			     series, 3, t->values);
 	rp_md(r, "#### R² of every model\n\n");
 	rp_md_figure(r, ib, "R^2 chart");

@@ -200,8 +200,7 @@ failed:
 done:
 	rp_md_figure(r, ip, title);
 	if (ic->ok)
-		rp_md(r, "Sparsity ρ = 1 − |M|/n² of each panel: [`%s`](%s) (SVG: [%s](%s)).\n",
-		      ic->file, ic->file, is->file, is->file);
+		rp_md(r, "Sparsity ρ = 1 − |M|/n² of each panel: [`%s`](%s).\n", ic->file, ic->file);
 	snprintf(only, sizeof only, "# the grid itself: maskkit report --only %s", r->cur->slot);
 	rp_cmds_add_text(&cmds, only);
 	rp_cmds_flush(r, &cmds);

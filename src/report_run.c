@@ -368,12 +368,41 @@ void rp_fail(report *r, rp_item *it, const char *reason)
 	(void)r;
 }
 
+/* file with its extension replaced by .svg */
+static bool rp_svg_name(const char *file, char *buf, size_t size)
+{
+	const char *dot = strrchr(file, '.');
+
+	return dot && (size_t)snprintf(buf, size, "%.*s.svg", (int)(dot - file), file) < size;
+}
+
+void rp_plot(report *r, rp_item *png, mk_plot *p)
+{
+	char path[8192], svg[512];
+	rp_item *is;
+
+	if (!png)
+		return;
+	p->output = path;
+	if (rp_path(r, png->file, path, sizeof path) || mk_plot_run(p))
+		rp_fail(r, png, mk_error());
+	if (!rp_svg_name(png->file, svg, sizeof svg) || !(is = rp_promise(r, svg)))
+		return;
+	if (rp_path(r, is->file, path, sizeof path) || mk_plot_run(p))
+		rp_fail(r, is, mk_error());
+}
+
 void rp_md_figure(report *r, rp_item *it, const char *alt)
 {
+	char svg[512];
+
 	if (!it)
 		return;
 	if (it->ok) {
 		rp_md(r, "![%s](%s)\n\n", alt, it->file);
+		for (int k = 0; rp_svg_name(it->file, svg, sizeof svg) && k < r->nitems; k++)
+			if (r->items[k].ok && !strcmp(r->items[k].file, svg))
+				rp_md(r, "SVG: [%s](%s)\n\n", svg, svg);
 		return;
 	}
 	rp_md(r, "> **Figure not made:** `%s` could not be made: ", it->file);

@@ -319,7 +319,7 @@ static void sw_plot(report *r, rp_item *it, rp_sweep_row *rows, size_t count)
 {
 	sw_series s[SW_SERIES_MAX];
 	const char *names[] = {"achieved_pct", "median_ms", "speedup"};
-	char path[8192], *vars = NULL;
+	char *vars = NULL;
 	double *data = NULL;
 	size_t longest = 0;
 	int ns;
@@ -356,12 +356,11 @@ static void sw_plot(report *r, rp_item *it, rp_sweep_row *rows, size_t count)
 			d[1] = x ? 1e3 * x->median_s : NAN;
 			d[2] = x ? x->speedup : NAN;
 		}
-	mk_plot p = {.template_name = "report_sweep", .output = path,
+	mk_plot p = {.template_name = "report_sweep",
 		     .title = "Attention time and speed-up over dense against sparsity",
 		     .data = data, .rows = (int64_t)(ns * longest), .ncols = 3, .col_names = names,
 		     .panels = ns, .vars = vars};
-	if (rp_path(r, it->file, path, sizeof path) || mk_plot_run(&p))
-		rp_fail(r, it, mk_error());
+	rp_plot(r, it, &p);
 cleanup:
 	free(data);
 	free(vars);

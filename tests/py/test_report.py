@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 import numpy as np
 
@@ -153,6 +154,21 @@ def check_eq9(out):
           "local2 closed form")
 
 
+def check_svgs(out):
+    """Every SVG the report drew is well-formed XML with an <svg> root (a
+    browser opens it)."""
+    if gnuplot_missing():
+        return
+    names = sorted(f for f in os.listdir(os.path.join(out, "figures")) if f.endswith(".svg"))
+    check(len(names) >= 3, f"SVGs drawn: {names}")
+    for name in names:
+        try:
+            root = ET.parse(os.path.join(out, "figures", name)).getroot()
+            check(root.tag.endswith("svg"), f"{name}: root element {root.tag}")
+        except ET.ParseError as e:
+            check(False, f"{name}: not well-formed XML: {e}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report")
@@ -160,6 +176,7 @@ def main():
         check_fig1(out)
         check_table4(out)
         check_eq9(out)
+        check_svgs(out)
     return checks.summary("test_report")
 
 

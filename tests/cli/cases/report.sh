@@ -160,15 +160,15 @@ left=$(find R -type f | grep -v -E '\.(png|svg|csv|txt|h5)$' | grep -v -x -e R/R
 [ -z "$left" ] || fail "left behind in R: $left"
 
 # --- f. --only eq9 remakes eq9's files and nothing else ---------------------------
-rm D/tables/eq9.csv D/tables/eq9_lengths.txt D/figures/eq9.png
+rm D/tables/eq9.csv D/tables/eq9_lengths.txt D/figures/eq9.png D/figures/eq9.svg
 touch stamp
 "$MASKKIT" report --out D --only eq9 --quiet >out 2>err
 expect_rc 0 $? "--only eq9"
-for f in tables/eq9.csv tables/eq9_lengths.txt figures/eq9.png; do
+for f in tables/eq9.csv tables/eq9_lengths.txt figures/eq9.png figures/eq9.svg; do
 	cmp -s "D1/$f" "D/$f" || fail "--only eq9: $f missing or not as the whole report made it"
 done
 newer=$(cd D && find . -newer ../stamp -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-[ "$newer" = "figures/eq9.png tables/eq9.csv tables/eq9_lengths.txt " ] ||
+[ "$newer" = "figures/eq9.png figures/eq9.svg tables/eq9.csv tables/eq9_lengths.txt " ] ||
 	fail "--only eq9 wrote: $newer"
 cmp -s D1/README.md D/README.md || fail "--only eq9 changed README.md"
 cmp -s D1/index.html D/index.html || fail "--only eq9 changed index.html"
