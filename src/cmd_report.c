@@ -50,7 +50,8 @@ static const char report_usage[] =
 "\n"
 "options:\n"
 "  -o, --out DIR        output directory (default report; made if missing)\n"
-"      --weights F.h5   a model's weights for the TISA section (repeatable)\n"
+"      --weights F.h5   a model's weights for the TISA section (repeatable);\n"
+"                       F.h5:/path names its position embeddings\n"
 "      --sweep F.csv    results of 'maskkit sweep -o F.csv' (repeatable)\n"
 "      --quick          smaller explain and sweep runs (under 2 minutes)\n"
 "      --only S,...     remake only these sections' figures and tables\n"
@@ -162,7 +163,10 @@ static int rp_parse(report *r, const char **out, int argc, char **argv)
 static int rp_make_dirs(report *r, const char *out)
 {
 	char path[4096], sub[4200];
+	struct stat st;
 
+	if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
+		return mk_error_set(MK_EINVAL, "--out '%s' is a file, not a directory", out);
 	if (strlen(out) >= sizeof path - 16)
 		return mk_error_set(MK_EINVAL, "--out '%s': path too long", out);
 	strcpy(path, out);
@@ -246,8 +250,8 @@ static int rp_summary(const report *r, const char *out_arg)
 	for (int k = 0; k < r->nitems; k++)
 		failed += !r->items[k].ok;
 	if (!r->only)
-		printf("report: %s/index.html (and README.md): %d files, %d could not be made\n",
-		       out_arg, r->nitems, failed);
+		printf("report: %s/index.html (and README.md): %d of %d files made\n", out_arg,
+		       r->nitems - failed, r->nitems);
 	else
 		printf("report: %d of %d files remade in %s\n", r->nitems - failed, r->nitems,
 		       out_arg);
@@ -256,8 +260,8 @@ static int rp_summary(const report *r, const char *out_arg)
 			printf("  missing %s: %s\n", r->items[k].file, r->items[k].reason);
 	if (!failed)
 		return MK_EXIT_OK;
-	fprintf(stderr, "maskkit: report: %d of %d files could not be made (the report says why)\n",
-		failed, r->nitems);
+	fprintf(stderr, "maskkit: report: %d of %d files could not be made (%s)\n", failed,
+		r->nitems, r->only ? "see the messages above" : "the report says why");
 	return MK_EXIT_INTERNAL;
 }
 

@@ -185,8 +185,9 @@ void rp_section_eq9(report *r)
 			     "sparsity rho (%)", exprs, NP, series, 2, values);
 	rp_md(r, "\n");
 	rp_md_figure(r, ip, "Eq. 9");
-	rp_md(r, "Numbers: [`%s`](%s).\n", ic->file, ic->file);
-	cmds[NP] = strdup("# the lengths and the chart: maskkit report --only eq9");
+	if (ic->ok)
+		rp_md(r, "Numbers: [`%s`](%s).\n", ic->file, ic->file);
+	rp_md(r, "The lengths are written by the report itself (`%s`).\n", il->file);
 	rp_md_commands(r, (const char *const *)cmds, NP + 1);
 	for (int k = 0; k <= NP; k++)
 		free(cmds[k]);
@@ -213,6 +214,7 @@ static bool rp_find_example(const char *name, char *buf, size_t size)
 typedef struct rp_tisa {
 	int n;
 	char *file[TISA_MAX];
+	const char *dataset[TISA_MAX]; /* FILE.h5:/path's path (into file's buffer), or NULL */
 	char label[TISA_MAX][RP_LABEL_MAX];
 	char *cmd[TISA_CMDS];
 	int ncmd;
@@ -282,7 +284,7 @@ static void rp_tisa_one(report *r, rp_tisa *t, int k, FILE *r2, FILE *heads)
 	v[0] = v[1] = v[2] = NAN;
 	{
 		const char *argv[] = {"toeplitz", t->file[k], "--first", "128", "--png", p_png,
-				      "--json", NULL};
+				      "--json", t->dataset[k] ? "--dataset" : NULL, t->dataset[k], NULL};
 		if (rp_run_json(r, argv, &j, &t->cmd[t->ncmd++], reason, sizeof reason)) {
 			rp_fail(r, ip, reason);
 		} else {
@@ -328,7 +330,9 @@ static void rp_tisa_one(report *r, rp_tisa *t, int k, FILE *r2, FILE *heads)
 	rp_md(r, "\n\nR² of P's Toeplitz fit: %s (whole), %s (first 128 positions); "
 	      "layer 0's positional term F_P, mean R² over heads: %s.\n\n",
 	      rp_fmt4(v[0], b[0]), rp_fmt4(v[1], b[1]), rp_fmt4(v[2], b[2]));
+	rp_md(r, "P = E_P E_Pᵀ (position i down, j across; viridis):\n\n");
 	rp_md_figure(r, ip, "P = E_P E_P^T");
+	rp_md(r, "F_P of layer 0, one heatmap per head (head 0 first, left to right):\n\n");
 	rp_md_figure(r, ih, "F_P per head, layer 0");
 	rp_md_figure(r, ifit, "Toeplitz profiles and TISA fits per head");
 }
@@ -364,7 +368,15 @@ void rp_section_tisa(report *r)
 		      "`--weights tf_model.h5` to analyse a trained model.\n\n");
 	for (int k = 0; k < r->nweights && t->n < TISA_MAX; k++) {
 		const char *base = strrchr(r->weights[k], '/');
-		t->file[t->n] = strdup(r->weights[k]);
+		char *colon;
+		if (!(t->file[t->n] = strdup(r->weights[k])))
+			break;
+		/* FILE.h5:/path names the position embeddings for toeplitz */
+		colon = strstr(t->file[t->n], ".h5:");
+		if (colon) {
+			colon[3] = '\0';
+			t->dataset[t->n] = colon + 4;
+		}
 		snprintf(t->label[t->n++], RP_LABEL_MAX, "%s", base ? base + 1 : r->weights[k]);
 	}
 	fprintf(r2.f, "label,file,n,d,r2,r2_first128,positional_r2_mean\n");
@@ -388,11 +400,11 @@ void rp_section_tisa(report *r)
 			     series, 3, t->values);
 	rp_md(r, "#### R² of every model\n\n");
 	rp_md_figure(r, ib, "R^2 chart");
-	rp_md(r, "Numbers: [`%s`](%s), per head: [`%s`](%s).\n", ic->file, ic->file, ih->file,
-	      ih->file);
+	if (ic->ok && ih->ok)
+		rp_md(r, "Numbers: [`%s`](%s), per head: [`%s`](%s).\n", ic->file, ic->file, ih->file,
+		      ih->file);
 done:
 	if (t) {
-		t->cmd[t->ncmd++] = strdup("# the R^2 chart: maskkit report --only tisa");
 		rp_md_commands(r, (const char *const *)t->cmd, t->ncmd);
 		for (int k = 0; k < t->ncmd; k++)
 			free(t->cmd[k]);
@@ -434,11 +446,13 @@ static void rp_explain_random(report *r, char **cmd)
 		rp_fail(r, ih, reason);
 		rp_fail(r, is, reason);
 	} else {
-		rp_md(r, "Gaussian Q and K (S × d = %s, entries N(0, 25)), 12 heads: the column "
-		      "sums Σ_i π_ij of each normalisation. A key is *explained away* below 10⁻⁸; "
-		      "DNAS keeps every column sum ≥ 1/S = %.3g (its Theorem).\n\n"
+		rp_md(r, "Gaussian Q and K (S = %s keys and queries, d = 64, entries N(0, 5²)), 12 "
+		      "heads: the column sums Σ_i π_ij of each normalisation. A key is *explained "
+		      "away* below 10⁻⁸; DNAS keeps every column sum ≥ 1/S = %.3g (its Theorem)."
+		      "\n\n"
 		      "| normalisation | keys | explained away | share | smallest column sum | "
-		      "all ≥ 1/S |\n|---|---:|---:|---:|---:|---|\n", size, rp_json_num(j, "bound"));
+		      "all ≥ 1/S |\n|---|---:|---:|---:|---:|---|\n", r->quick ? "512" : "1024",
+		      rp_json_num(j, "bound"));
 		cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(j, "norms")) {
 			const cJSON *all = cJSON_GetObjectItemCaseSensitive(n, "all");
 			const cJSON *name = cJSON_GetObjectItemCaseSensitive(n, "norm");
@@ -472,7 +486,9 @@ static void rp_explain_toy(report *r, const char *toy, const char *alt, char **c
 		rp_fail(r, ic, reason);
 	} else if (!strcmp(toy, "collapse")) {
 		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(j, "clusters"), *v;
-		rp_md(r, "Clusters after each attention step (step 0 first):\n\n");
+		rp_md(r, "Clusters after each attention step, step 0 (the points as drawn) first; "
+		      "a cluster is a set of points within 10⁻³ of each other (single linkage), "
+		      "so before any step every distinct point is its own:\n\n");
 		for (int k = 0; k < 2; k++) {
 			rp_md(r, "- %s:", k ? "DNAS" : "UNAS (softmax)");
 			cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(cl, k ? "dnas" : "unas"))

@@ -33,11 +33,6 @@ static void rp_cmds_add(rp_cmds *c, char *cmd)
 		free(cmd);
 }
 
-static void rp_cmds_add_text(rp_cmds *c, const char *text)
-{
-	rp_cmds_add(c, strdup(text));
-}
-
 static void rp_cmds_flush(report *r, rp_cmds *c)
 {
 	rp_md_commands(r, (const char *const *)c->line, c->n);
@@ -133,7 +128,7 @@ static char *rp_grid_vars(const char *const *labels, const double *rho, int coun
 static void rp_mask_grid(report *r, const char *id, const char *title, int n,
 			 const char *const *exprs, const char *const *labels, int count, int cols)
 {
-	char png[128], svg[128], csv[128], reason[RP_REASON_MAX] = "", only[160];
+	char png[128], svg[128], csv[128], reason[RP_REASON_MAX] = "";
 	rp_item *ip, *is, *ic;
 	rp_cmds cmds = {0};
 	double rho[RP_GRID_MAX], *cells = NULL;
@@ -201,8 +196,6 @@ done:
 	rp_md_figure(r, ip, title);
 	if (ic->ok)
 		rp_md(r, "Sparsity ρ = 1 − |M|/n² of each panel: [`%s`](%s).\n", ic->file, ic->file);
-	snprintf(only, sizeof only, "# the grid itself: maskkit report --only %s", r->cur->slot);
-	rp_cmds_add_text(&cmds, only);
 	rp_cmds_flush(r, &cmds);
 	free(vars);
 	free(cells);

@@ -76,6 +76,20 @@ static int rp_fill(const char *tname, const char *text,
 	return MK_OK;
 }
 
+/* The template's leading <!-- comment --> (its own documentation) is not
+ * part of the report. */
+static const char *rp_skip_comment(const char *text)
+{
+	const char *end;
+
+	if (strncmp(text, "<!--", 4) != 0 || !(end = strstr(text, "-->")))
+		return text;
+	end += 3;
+	while (*end == '\n')
+		end++;
+	return end;
+}
+
 struct rp_slots {
 	const rp_section *s;
 	int n;
@@ -137,7 +151,7 @@ int rp_render(report *r, rp_section *sections, int nsections)
 	if (!ret)
 		ret = rp_template("report.html", &html_t);
 	if (!ret)
-		ret = rp_fill("report.md", md_t, rp_slot_value, &slots, &md, &md_len);
+		ret = rp_fill("report.md", rp_skip_comment(md_t), rp_slot_value, &slots, &md, &md_len);
 	if (!ret && !(body = rp_markdown_html(md, md_len)))
 		ret = mk_error_set(MK_ENOMEM, "cmark-gfm could not render the report");
 	if (!ret)

@@ -87,13 +87,44 @@ void rp_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* `maskkit report --out . --only SECTION` with the inputs it needs. */
+static char *rp_only_command(const report *r)
+{
+	const char *argv[4 * 64 + 8];
+	int n = 0;
+	bool tisa = !strcmp(r->cur->slot, "tisa"), sweep = !strcmp(r->cur->slot, "sweep");
+
+	argv[n++] = "report";
+	argv[n++] = "--out";
+	argv[n++] = ".";
+	argv[n++] = "--only";
+	argv[n++] = r->cur->slot;
+	if (r->quick)
+		argv[n++] = "--quick";
+	for (int k = 0; tisa && k < r->nweights && k < 64; k++) {
+		argv[n++] = "--weights";
+		argv[n++] = r->weights[k];
+	}
+	for (int k = 0; sweep && k < r->nsweeps && k < 64; k++) {
+		argv[n++] = "--sweep";
+		argv[n++] = r->sweeps[k];
+	}
+	argv[n] = NULL;
+	return rp_command(argv, true);
+}
+
 void rp_md_commands(report *r, const char *const *lines, int n)
 {
-	rp_md(r, "\n```sh\n");
+	char *only = r->cur ? rp_only_command(r) : NULL;
+
+	rp_md(r, "\n```sh\n# run in this directory: the commands that made this section\n");
 	for (int k = 0; k < n; k++)
 		if (lines[k])
 			rp_md(r, "%s\n", lines[k]);
+	if (only)
+		rp_md(r, "# and its figures and tables, all remade from them:\n%s\n", only);
 	rp_md(r, "```\n\n");
+	free(only);
 }
 
 static bool rp_plain(const char *s)

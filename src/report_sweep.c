@@ -441,7 +441,7 @@ static int sw_given(report *r, rp_item *ic, rp_sweep_row **all, size_t *count)
 void rp_section_sweep(report *r)
 {
 	rp_item *ic = rp_promise(r, "tables/sweep.csv"), *ip = rp_promise(r, "figures/sweep.png");
-	char reason[RP_REASON_MAX], path[8192], *cmds[2] = {0};
+	char reason[RP_REASON_MAX], path[8192], *cmds[1] = {0};
 	rp_sweep_row *rows = NULL;
 	size_t count = 0;
 
@@ -460,9 +460,13 @@ void rp_section_sweep(report *r)
 				      r->quick ? "local,strided,bigbird" :
 				      "local,strided,fixed,logsparse,bigbird,longformer",
 				      "--sparsity", r->quick ? "50,70,90" : "10..90:20", "--reps",
-				      r->quick ? "3" : "5", "-o", ic->file, NULL};
-		rp_md(r, "No `--sweep` results given: a CPU sweep run now on this machine (its "
-		      "timings, unlike everything else here, change from run to run).\n\n");
+				      r->quick ? "5" : "10", "-o", ic->file, NULL};
+		rp_md(r, "No `--sweep` results given: a small CPU sweep run now on this machine, "
+		      "the median of %s runs per point. Its timings, unlike everything else "
+		      "here, change from run to run, and on a shared or loaded CPU differences "
+		      "of less than about 2× are noise. For numbers to quote, run `maskkit sweep` "
+		      "(more `--reps`, an idle machine or a GPU) and give its CSV with "
+		      "`--sweep`.\n\n", r->quick ? "5" : "10");
 		if (rp_run(r, argv, NULL, &cmds[0], reason, sizeof reason))
 			rp_fail(r, ic, reason);
 		else if (rp_path(r, ic->file, path, sizeof path) ||
@@ -481,10 +485,9 @@ void rp_section_sweep(report *r)
 		rp_md_text(r, ic->reason);
 		rp_md(r, "\n\n");
 	}
-	rp_md(r, "Numbers: [`%s`](%s).\n", ic->file, ic->file);
-	cmds[1] = strdup("# the figure: maskkit report --only sweep [--sweep FILE.csv ...]");
-	rp_md_commands(r, (const char *const *)cmds, 2);
+	if (ic->ok)
+		rp_md(r, "Numbers: [`%s`](%s).\n", ic->file, ic->file);
+	rp_md_commands(r, (const char *const *)cmds, 1);
 	free(cmds[0]);
-	free(cmds[1]);
 	free(rows);
 }

@@ -43,7 +43,7 @@ expect_rc 0 $? "report --quick --sweep F.csv"
 nonempty D/index.html D/README.md
 grep -q '<table>' D/index.html || fail "index.html has no <table>"
 grep -q '<img' D/index.html || fail "index.html has no <img"
-grep -q ', 0 could not be made' out || fail "summary: $(cat out)"
+grep -q ': \([0-9]*\) of \1 files made$' out || fail "summary: $(cat out)"
 grep -o '](\(figures\|tables\)/[^)]*)' D/README.md | sed 's/^](//; s/)$//' | sort -u >targets
 [ "$(grep -c '^figures/.*\.png$' targets)" -ge 10 ] || fail "README.md links only $(grep -c png targets) PNGs"
 grep -q '^figures/.*\.svg$' targets || fail "README.md links no SVG"
@@ -64,6 +64,16 @@ cmp -s files1 files2 || fail "the second run made other files: $(diff files1 fil
 while read -r f; do
 	cmp -s "D1/$f" "D/$f" || fail "$f differs between two runs"
 done <files1
+
+# --- b2. the commands under a section remake it, run in the report's directory --
+rm D1/figures/aaa_fig1.png D1/tables/aaa_fig1.csv
+sed -n '/^## 3\./,/^## 4\./p' D1/README.md | sed -n '/^```sh$/,/^```$/p' | grep -v '^```' >cmds
+grep -q '^maskkit report --out \. --only aaa-fig1 --quick$' cmds || fail "AAA commands: $(tr '\n' ' ' <cmds)"
+(cd D1 && PATH="$(dirname "$MASKKIT"):$PATH" sh ../cmds >/dev/null 2>&1) || fail "AAA commands failed"
+for f in figures/aaa_fig1.png tables/aaa_fig1.csv; do
+	cmp -s "D/$f" "D1/$f" || fail "the commands under AAA Fig. 1 did not remake $f"
+done
+[ -e D1/report ] && fail "the commands under AAA Fig. 1 made a nested report/"
 
 # --- c. Table 4 is what 'maskkit measure' prints ---------------------------------
 "$MASKKIT" measure --n 128 star star-diag logsparse logsparse-diag strided strided-diag fixed \
@@ -133,13 +143,16 @@ done
 [ -e G/figures/sparsebert_fig1.png ] && fail "G/figures/sparsebert_fig1.png made without gnuplot"
 
 # --- e. bad options: exit 2, one line, nothing written ---------------------------
-for args in "--only nosuch" "--only" "extra" "--out ''" "--bogus"; do
+echo notes >notes.txt
+for args in "--only nosuch" "--only" "extra" "--out ''" "--bogus" "--out notes.txt"; do
 	eval "\"\$MASKKIT\" report --quick $args" >out 2>err
 	expect_rc 2 $? "report $args"
 	[ "$(wc -l <err)" = 1 ] || fail "report $args: $(wc -l <err) lines on stderr"
 	[ -s out ] && fail "report $args wrote to stdout"
 	[ -e report ] && { fail "report $args made ./report"; rm -rf report; }
 done
+grep -q "'notes.txt' is a file, not a directory" err || fail "--out notes.txt: $(cat err)"
+[ "$(cat notes.txt)" = notes ] || fail "--out notes.txt changed the file"
 "$MASKKIT" report --help >out 2>err
 expect_rc 0 $? "report --help"
 grep -q '^usage: maskkit report' out || fail "--help: no usage line"
