@@ -272,7 +272,7 @@ static int mk_gp_write_text(const char *path, const char *text)
 /* The body of a gnuplot single-quoted string: a quote is doubled and
  * nothing else is special (no backquote or macro substitution), but a
  * newline would end the command, so control characters become spaces. */
-static void mk_gp_quote(FILE *f, const char *s)
+void mk_gp_quote(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '\'')

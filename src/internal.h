@@ -93,4 +93,8 @@ size_t mk_npy_header(const char *descr, int ndim, const int64_t *shape, char *bu
 /* Maps t in [0, 1] to an RGB colour of a perceptual (viridis-like) map. */
 void mk_colormap_viridis(double t, uint8_t rgb[3]);
 
+/* The body of a gnuplot single-quoted string (gnuplot.c): a quote doubled,
+ * control characters as spaces. */
+void mk_gp_quote(FILE *f, const char *s);
+
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "internal.h"
 #include "maskkit.h"
 #include "report.h"
 
@@ -68,11 +69,7 @@ void rp_md_code(report *r, const char *s)
 void rp_gp_string(FILE *f, const char *s)
 {
 	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-	}
+	mk_gp_quote(f, s);
 	fputc('\'', f);
 }
 
