@@ -29,7 +29,17 @@ struct mk_attn_acc {
 	mk_attn_head_summary *sum; /* [layers * heads]: sums; mass_min/max as they are */
 	double *profile;         /* [layers * heads * width]: sums */
 	int64_t *bad;            /* [heads]: the first bad row of each head, or -1 */
+	void *part;              /* one block's sums (attn_part_bytes) */
 };
+
+/* One block's sums, formed from zero and then added to the totals: the
+ * order of additions is then the same whether the blocks were summed here
+ * or on other MPI ranks (mk_par_ordered).  Per head its summary of sums;
+ * after them, per head, width offset sums. */
+static size_t attn_part_bytes(int64_t heads, int64_t width)
+{
+	return (size_t)heads * (sizeof(mk_attn_head_summary) + (size_t)width * sizeof(double));
+}
 
 /* The accumulator's bytes, checked for overflow and against max_memory. */
 static int attn_size(int64_t layers, int64_t heads, int64_t width, uint64_t max_memory)
@@ -38,7 +48,7 @@ static int attn_size(int64_t layers, int64_t heads, int64_t width, uint64_t max_
 	int ret;
 	if ((ret = mk_mul_u64((uint64_t)layers, (uint64_t)heads, &lh)) ||
 	    (ret = mk_mul_u64(lh + (uint64_t)layers, (uint64_t)width, &cells)) ||
-	    (ret = mk_mul_u64(cells, sizeof(double), &bytes)))
+	    (ret = mk_mul_u64(cells + (uint64_t)heads * (uint64_t)width, sizeof(double), &bytes)))
 		return mk_error_set(MK_ERANGE, "attention statistics of %" PRId64 " layers x %"
 				    PRId64 " heads overflow", layers, heads);
 	return mk_check_memory(bytes + lh * sizeof(mk_attn_head_summary),
@@ -70,7 +80,8 @@ int mk_attn_acc_new(int64_t layers, int64_t heads, int64_t n, uint64_t max_memor
 	a->sum = calloc(lh, sizeof *a->sum);
 	a->profile = calloc(lh * (size_t)a->width, sizeof *a->profile);
 	a->bad = calloc((size_t)heads, sizeof *a->bad);
-	if (!a->blocks || !a->rows || !a->count || !a->sum || !a->profile || !a->bad) {
+	a->part = malloc(attn_part_bytes(heads, a->width));
+	if (!a->blocks || !a->rows || !a->count || !a->sum || !a->profile || !a->bad || !a->part) {
 		mk_attn_acc_free(a);
 		return mk_error_set(MK_ENOMEM, "out of memory for the attention statistics");
 	}
@@ -92,6 +103,7 @@ void mk_attn_acc_free(mk_attn_acc *a)
 	free(a->sum);
 	free(a->profile);
 	free(a->bad);
+	free(a->part);
 	free(a);
 }
 
@@ -164,25 +176,24 @@ static int attn_check_block(const mk_attn_acc *a, const mk_dataset_block *b)
 	return MK_OK;
 }
 
-int mk_attn_acc_add(mk_attn_acc *a, const mk_dataset_block *b)
+/* Sums block b into part (attn_part_bytes); only the offsets the block
+ * reaches, -(len - 1)..len - 1, are written. */
+static int attn_block_part(mk_attn_acc *a, const mk_dataset_block *b, void *part)
 {
-	int64_t n = a->n, len = b->len, heads = a->heads, l = b->layer;
-	uint64_t *count;
+	int64_t n = a->n, len = b->len, heads = a->heads, width = a->width;
+	mk_attn_head_summary *sum = part;
+	double *prof = (double *)(sum + heads);
 	int ret;
 
 	if ((ret = attn_check_block(a, b)))
 		return ret;
-	count = a->count + l * a->width + (n - 1);
-	for (int64_t k = -(len - 1); k < len; k++)
-		count[k] += (uint64_t)(len - (k < 0 ? -k : k));
-	a->blocks[l]++;
-	a->rows[l] += (uint64_t)len;
 #pragma omp parallel for schedule(dynamic, 1) \
 	if (heads > 1 && heads * len * len >= ATTN_PARALLEL_CELLS)
 	for (int64_t h = 0; h < heads; h++) {
-		int64_t lh = l * heads + h;
-		a->bad[h] = attn_head_add(b->p + h * n * n, n, len, &a->sum[lh],
-					      a->profile + lh * a->width);
+		double *ph = prof + h * width;
+		sum[h] = (mk_attn_head_summary){.mass_min = INFINITY, .mass_max = -INFINITY};
+		memset(ph + (n - len), 0, (size_t)(2 * len - 1) * sizeof *ph);
+		a->bad[h] = attn_head_add(b->p + h * n * n, n, len, &sum[h], ph);
 	}
 	/* the lowest bad head, for the same message whatever the threads did */
 	for (int64_t h = 0; h < heads; h++) {
@@ -193,10 +204,48 @@ int mk_attn_acc_add(mk_attn_acc *a, const mk_dataset_block *b)
 			return mk_error_set(MK_EFORMAT, "sample %" PRId64 ", layer %" PRId64 ", head %"
 					    PRId64 ": attention probability %g at row %" PRId64
 					    ", key %" PRId64 " (must be finite and >= 0)",
-					    b->sample, l, h, (double)row[j], i, j);
+					    b->sample, b->layer, h, (double)row[j], i, j);
 		}
 	}
 	return MK_OK;
+}
+
+/* Adds a block's sums (attn_block_part) of layer l, sample length len. */
+static void attn_fold_part(mk_attn_acc *a, int64_t l, int64_t len, const void *part)
+{
+	int64_t n = a->n, width = a->width, lo = n - len, hi = n + len - 1;
+	const mk_attn_head_summary *sum = part;
+	const double *prof = (const double *)(sum + a->heads);
+	uint64_t *count = a->count + l * width + (n - 1);
+
+	for (int64_t k = -(len - 1); k < len; k++)
+		count[k] += (uint64_t)(len - (k < 0 ? -k : k));
+	a->blocks[l]++;
+	a->rows[l] += (uint64_t)len;
+	for (int64_t h = 0; h < a->heads; h++) {
+		mk_attn_head_summary *t = &a->sum[l * a->heads + h];
+		const mk_attn_head_summary *p = &sum[h];
+		double *dst = a->profile + (l * a->heads + h) * width;
+		const double *src = prof + h * width;
+		t->diag += p->diag;
+		t->off += p->off;
+		t->first += p->first;
+		t->last += p->last;
+		t->entropy += p->entropy;
+		t->mass_min = fmin(t->mass_min, p->mass_min);
+		t->mass_max = fmax(t->mass_max, p->mass_max);
+		for (int64_t x = lo; x < hi; x++)
+			dst[x] += src[x];
+	}
+}
+
+int mk_attn_acc_add(mk_attn_acc *a, const mk_dataset_block *b)
+{
+	int ret = attn_block_part(a, b, a->part);
+
+	if (ret == MK_OK)
+		attn_fold_part(a, b->layer, b->len, a->part);
+	return ret;
 }
 
 static double attn_div(double sum, uint64_t count)
@@ -287,37 +336,65 @@ void mk_attn_summary_release(mk_attn_summary *r)
 	memset(r, 0, sizeof *r);
 }
 
+typedef struct attn_job {
+	mk_dataset *d;
+	const mk_dataset_info *in;
+	const int64_t *len;
+	mk_attn_acc *a;
+	mk_progress_fn progress;
+	void *parg;
+} attn_job;
+
+static int attn_work(int64_t item, void *buf, void *arg)
+{
+	attn_job *j = arg;
+	mk_dataset_block b;
+	int ret = mk_dataset_read(j->d, item / j->in->layers, item % j->in->layers, &b);
+
+	if (ret == MK_OK && (ret = attn_block_part(j->a, &b, buf))) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s", mk_error());
+		ret = mk_error_set(ret, "'%s': %s", j->in->path, msg);
+	}
+	return ret;
+}
+
+static int attn_idle(void *arg)
+{
+	return mk_dataset_read_none(((attn_job *)arg)->d);
+}
+
+static int attn_fold(int64_t item, const void *buf, void *arg)
+{
+	attn_job *j = arg;
+	int64_t s = item / j->in->layers, l = item % j->in->layers;
+
+	attn_fold_part(j->a, l, j->len[s], buf);
+	if (j->progress && l == j->in->layers - 1)
+		j->progress(s + 1, j->in->samples, j->parg);
+	return MK_OK;
+}
+
 int mk_attn_summary_dataset(mk_dataset *d, uint64_t max_memory, mk_progress_fn progress,
 			    void *parg, mk_attn_summary *out)
 {
 	const mk_dataset_info *in = mk_dataset_get_info(d);
-	mk_attn_acc *a = NULL;
-	mk_dataset_block b;
-	int ret;
+	attn_job j = {.d = d, .in = in, .len = mk_dataset_lengths(d), .progress = progress,
+		      .parg = parg};
+	int ret = MK_OK;
 
 	memset(out, 0, sizeof *out);
 	if (!in->is_float)
-		return mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds %s masks; attn-stats needs "
-				    "attention probabilities (float data)", in->path, in->name,
-				    in->dtype);
-	if ((ret = mk_attn_acc_new(in->layers, in->heads, in->n, max_memory, &a)))
-		return ret;
-	for (int64_t s = 0; s < in->samples; s++) {
-		for (int64_t l = 0; l < in->layers; l++) {
-			if ((ret = mk_dataset_read(d, s, l, &b)))
-				goto out;
-			if ((ret = mk_attn_acc_add(a, &b))) {
-				char msg[512];
-				snprintf(msg, sizeof msg, "%s", mk_error());
-				ret = mk_error_set(ret, "'%s': %s", in->path, msg);
-				goto out;
-			}
-		}
-		if (progress)
-			progress(s + 1, in->samples, parg);
-	}
-	ret = mk_attn_acc_finish(a, out);
-out:
-	mk_attn_acc_free(a);
+		ret = mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds %s masks; attn-stats needs "
+				   "attention probabilities (float data)", in->path, in->name,
+				   in->dtype);
+	if (ret == MK_OK)
+		ret = mk_attn_acc_new(in->layers, in->heads, in->n, max_memory, &j.a);
+	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
+		ret = mk_par_ordered(in->samples * in->layers, attn_part_bytes(in->heads, j.a->width),
+				     attn_work, attn_idle, attn_fold, &j);
+	if (ret == MK_OK)
+		ret = mk_attn_acc_finish(j.a, out);
+	mk_attn_acc_free(j.a);
 	return ret;
 }

@@ -277,53 +277,82 @@ static int dm_check_rule(const mk_dataset_info *in, const mk_keep *k)
 	return MK_OK;
 }
 
+/* One (sample, layer) block is one item of mk_par_ordered: counted on the
+ * rank that reads it, folded on rank 0 in block order, so the sums are
+ * formed in the same order whatever the number of ranks. */
+typedef struct dm_job {
+	mk_dataset *d;
+	const mk_keep *k;
+	const mk_dataset_info *in;
+	const int64_t *len;
+	float *scratch;
+	mk_ds_measure *out;
+	double classic;
+	mk_progress_fn progress;
+	void *parg;
+} dm_job;
+
+static int dm_work(int64_t item, void *buf, void *arg)
+{
+	dm_job *j = arg;
+	return dm_block(j->d, item / j->in->layers, item % j->in->layers, j->k, j->scratch, buf);
+}
+
+static int dm_idle(void *arg)
+{
+	return mk_dataset_read_none(((dm_job *)arg)->d);
+}
+
+static int dm_fold(int64_t item, const void *buf, void *arg)
+{
+	dm_job *j = arg;
+	const dm_head *heads = buf;
+	int64_t s = item / j->in->layers, l = item % j->in->layers, h = j->in->heads;
+	double ni2 = (double)j->len[s] * (double)j->len[s], n2 = (double)j->in->n * (double)j->in->n;
+	mk_ds_measure *out = j->out;
+
+	for (int64_t a = 0; a < h; a++) {
+		double rho = 1.0 - (double)heads[a].real / ni2;
+		out->by_head[l * h + a] += rho;
+		out->by_sample[s] += rho;
+		j->classic += 1.0 - (double)heads[a].full / n2;
+		out->empty_rows += heads[a].empty;
+		if (heads[a].toeplitz < out->toeplitz[l * h + a])
+			out->toeplitz[l * h + a] = heads[a].toeplitz;
+	}
+	if (j->progress && l == j->in->layers - 1)
+		j->progress(s + 1, j->in->samples, j->parg);
+	return MK_OK;
+}
+
 int mk_dataset_measure(mk_dataset *d, const mk_keep *k, mk_progress_fn progress, void *parg,
 		       mk_ds_measure *out)
 {
 	const mk_dataset_info *in = mk_dataset_get_info(d);
-	const int64_t *len = mk_dataset_lengths(d);
+	dm_job j = {.d = d, .k = k, .in = in, .len = mk_dataset_lengths(d), .out = out,
+		    .progress = progress, .parg = parg};
 	int threads = 1, ret;
-	float *scratch = NULL;
-	dm_head *heads = NULL;
-	double classic = 0, n2 = (double)in->n * (double)in->n;
 
-	if ((ret = dm_check_rule(in, k)) || (ret = dm_alloc(out, in->samples, in->layers,
-							    in->heads, in->n)))
-		return ret;
 #ifdef _OPENMP
 	threads = omp_get_max_threads();
 #endif
-	scratch = malloc((size_t)threads * (size_t)in->n * sizeof *scratch);
-	heads = malloc((size_t)in->heads * sizeof *heads);
-	if (!scratch || !heads)
+	memset(out, 0, sizeof *out);
+	if (!(ret = dm_check_rule(in, k)) &&
+	    !(ret = dm_alloc(out, in->samples, in->layers, in->heads, in->n)) &&
+	    !(j.scratch = malloc((size_t)threads * (size_t)in->n * sizeof *j.scratch)))
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
-	memcpy(out->lengths, len, (size_t)in->samples * sizeof *len);
-	for (int64_t s = 0; s < in->samples && ret == MK_OK; s++) {
-		double ni2 = (double)len[s] * (double)len[s];
-		for (int64_t l = 0; l < in->layers && ret == MK_OK; l++) {
-			if ((ret = dm_block(d, s, l, k, scratch, heads)))
-				break;
-			for (int64_t a = 0; a < in->heads; a++) {
-				double rho = 1.0 - (double)heads[a].real / ni2;
-				out->by_head[l * in->heads + a] += rho;
-				out->by_sample[s] += rho;
-				classic += 1.0 - (double)heads[a].full / n2;
-				out->empty_rows += heads[a].empty;
-				if (heads[a].toeplitz < out->toeplitz[l * in->heads + a])
-					out->toeplitz[l * in->heads + a] = heads[a].toeplitz;
-			}
-		}
-		if (progress)
-			progress(s + 1, in->samples, parg);
-	}
+	if (ret == MK_OK)
+		memcpy(out->lengths, j.len, (size_t)in->samples * sizeof *j.len);
+	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
+		ret = mk_par_ordered(in->samples * in->layers, (size_t)in->heads * sizeof(dm_head),
+				     dm_work, dm_idle, dm_fold, &j);
 	if (ret == MK_OK) {
 		out->bytes = in->bytes;
-		dm_finish(out, classic);
+		dm_finish(out, j.classic);
 	} else {
 		mk_ds_measure_free(out);
 	}
-	free(scratch);
-	free(heads);
+	free(j.scratch);
 	return ret;
 }
 

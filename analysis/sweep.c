@@ -464,6 +464,16 @@ out:
 	return ret;
 }
 
+/* Points of pattern p, targets t0..t1 - 1, in this share of the grid. */
+static size_t sweep_mine(const mk_sweep_opts *o, size_t p, size_t t0, size_t t1)
+{
+	size_t count = 0;
+
+	for (size_t t = t0; t < t1; t++)
+		count += o->parts <= 1 || (p * o->ntargets + t) % (size_t)o->parts == (size_t)o->part;
+	return count;
+}
+
 static int sweep_patterns(sweep_run *x, int (*emit)(const mk_sweep_row *, void *), void *arg)
 {
 	const mk_sweep_opts *o = x->o;
@@ -472,9 +482,14 @@ static int sweep_patterns(sweep_run *x, int (*emit)(const mk_sweep_row *, void *
 
 	for (size_t p = 0; p < o->npatterns && !ret; p++) {
 		mk_sweep_row r = {.pattern = o->patterns[p], .param = mk_sweep_param(o->patterns[p])};
+		if (!sweep_mine(o, p, 0, o->ntargets))
+			continue;
 		ret = mk_sweep_solver_new(r.pattern, o->shape.n, o->seed, o->max_memory, &s);
 		for (size_t t = 0; t < o->ntargets && !ret; t++) {
+			if (!sweep_mine(o, p, t, t + 1))
+				continue;
 			r.target = o->targets[t];
+			r.grid = (int64_t)(p * o->ntargets + t);
 			if (!(ret = mk_sweep_solve(s, r.target, &r.point)))
 				ret = sweep_mask(x, &r, emit, arg);
 		}
@@ -547,7 +562,9 @@ int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void 
 									 o->dtype)))
 		return ret;
 	x.nrows = mk_attn_ref_rows(o->shape.n, x.rows);
-	x.total = (int64_t)(o->nnorms * (1 + o->npatterns * o->ntargets));
+	for (size_t p = 0; p < o->npatterns; p++)
+		x.total += (int64_t)sweep_mine(o, p, 0, o->ntargets);
+	x.total = (int64_t)o->nnorms * (1 + x.total);
 	if (!(ret = sweep_alloc(&x)) && !(ret = sweep_dense(&x)))
 		ret = sweep_patterns(&x, row, arg);
 	if (!ret && o->progress)

@@ -21,12 +21,14 @@ int cli_fail(int status)
 
 int cli_usage(const struct mk_cmd *c, const char *fmt, ...)
 {
+	char what[400];
 	va_list ap;
-	fprintf(stderr, "maskkit: %s: ", c->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'maskkit %s --help')\n", c->name);
+	/* kept as the error too: other MPI ranks are told why this one stopped */
+	mk_error_set(MK_EINVAL, "%s: %s (see 'maskkit %s --help')", c->name, what, c->name);
+	fprintf(stderr, "maskkit: %s\n", mk_error());
 	return MK_EXIT_USER;
 }
 
@@ -42,6 +44,34 @@ int cli_bad_option(const struct mk_cmd *c, char **argv, int opt)
 	if (opt == ':')
 		return cli_usage(c, "option '%s' needs a value", arg);
 	return cli_usage(c, "unknown option '%s'", arg);
+}
+
+int cli_par_parsed(int code)
+{
+	int st = code < 0 ? 0 : code == 0 ? CLI_PAR_DONE : code, first;
+
+	if (mk_par_size() == 1)
+		return code;
+	st = mk_par_agree(st, &first);
+	/* rank 0 printed its own failure; another rank's is told here */
+	if (st && st != CLI_PAR_DONE && first > 0)
+		fprintf(stderr, "maskkit: %s\n", mk_error());
+	return st == 0 ? -1 : st == CLI_PAR_DONE ? MK_EXIT_OK : st;
+}
+
+int cli_mpi_io(const char *arg, bool *collective)
+{
+	if (strcmp(arg, "independent") && strcmp(arg, "collective"))
+		return mk_error_set(MK_EINVAL, "--mpi-io takes independent or collective, not '%s'",
+				    arg);
+	*collective = arg[0] == 'c';
+	return MK_OK;
+}
+
+int cli_root_check_output_dir(const char *path)
+{
+	int ret = path && mk_par_rank() == 0 ? cli_check_output_dir(path) : MK_OK;
+	return mk_par_agree(ret, NULL);
 }
 
 void cli_help(const struct mk_cmd *c)

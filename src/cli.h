@@ -11,6 +11,8 @@ struct mk_cmd {
 	const char *summary;
 	const char *usage; /* full --help text */
 	int (*run)(int argc, char **argv);
+	/* runs on every MPI rank (else on rank 0 only) */
+	bool parallel;
 };
 
 extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_patterns,
@@ -29,6 +31,17 @@ void cli_help(const struct mk_cmd *c);
 /* Flushes stdout and turns a write error into exit code 1 (reported only if
  * the command had not already failed, so there is one line on stderr). */
 int cli_finish(int code);
+
+/* Under MPI, after parsing: code is what the parser returned (-1: go on,
+ * else the exit code); the ranks agree on it and rank 0 tells a failure
+ * that was another rank's.  Returns the agreed code (-1: go on). */
+#define CLI_PAR_DONE 1000
+int cli_par_parsed(int code);
+/* --mpi-io independent|collective. */
+int cli_mpi_io(const char *arg, bool *collective);
+/* cli_check_output_dir on rank 0 (where outputs are written), agreed by
+ * every rank; MK_OK for path NULL. */
+int cli_root_check_output_dir(const char *path);
 
 /* Integer option values, range-checked, with the option named in errors. */
 int cli_i64(const char *s, const char *opt, int64_t lo, int64_t hi, int64_t *out);
@@ -106,7 +119,7 @@ int cli_json_out(struct cJSON *x);
 /* The data-set mode of `maskkit measure` (cmd_measure_data.c). */
 enum {
 	CLI_OPT_DATASET = 320, CLI_OPT_LENGTHS, CLI_OPT_AXES, CLI_OPT_THRESHOLD, CLI_OPT_TOPP,
-	CLI_OPT_BY, CLI_OPT_CSV, CLI_OPT_PNG, CLI_OPT_HEADS
+	CLI_OPT_BY, CLI_OPT_CSV, CLI_OPT_PNG, CLI_OPT_HEADS, CLI_OPT_MPIIO
 };
 #define CLI_DATA_LONGOPTS                                              \
 	{"dataset", required_argument, NULL, CLI_OPT_DATASET},         \
@@ -117,19 +130,24 @@ enum {
 	{"by", required_argument, NULL, CLI_OPT_BY},                   \
 	{"csv", no_argument, NULL, CLI_OPT_CSV},                       \
 	{"png", required_argument, NULL, CLI_OPT_PNG},                 \
-	{"heads-file", required_argument, NULL, CLI_OPT_HEADS}
+	{"heads-file", required_argument, NULL, CLI_OPT_HEADS},        \
+	{"mpi-io", required_argument, NULL, CLI_OPT_MPIIO}
 typedef struct cli_data_opts {
 	const char *dataset, *lengths, *axes, *png, *heads_file;
 	char by;      /* 'l', 'h', 's' or 0 */
 	mk_keep keep;
 	bool any;     /* a data-set option was given */
 	bool csv;
+	bool collective; /* --mpi-io collective */
 } cli_data_opts;
 /* 1 when opt is one of CLI_DATA_LONGOPTS (handled), 0 when not, or a
  * negative status. */
 int cli_data_option(int opt, const char *arg, cli_data_opts *o);
 /* True when `arg` with these options is measured as a data set. */
 bool cli_data_mode(const char *arg, const cli_data_opts *o);
+/* cli_data_mode, agreed by the MPI ranks (an HDF5 operand missing on one
+ * rank's node fails on every rank). */
+int cli_data_choose(const char *arg, const cli_data_opts *o, bool *data);
 /* Measures operands (0 or 1) as a data set; returns the exit code. */
 int cli_data_measure(const cli_data_opts *d, const cli_mask_opts *m, bool json, int argc,
 		     char **argv);

@@ -19,7 +19,7 @@
 
 enum {
 	AS_OPT_DATASET = 512, AS_OPT_LENGTHS, AS_OPT_AXES, AS_OPT_CSV, AS_OPT_PROFILE_CSV,
-	AS_OPT_PLOT, AS_OPT_MAX_OFFSET
+	AS_OPT_PLOT, AS_OPT_MAX_OFFSET, AS_OPT_MPIIO
 };
 
 typedef struct as_opts {
@@ -62,6 +62,8 @@ static int as_option(int opt, const char *arg, void *ctx)
 	case AS_OPT_PLOT:
 		o->plot = arg;
 		return MK_OK;
+	case AS_OPT_MPIIO:
+		return cli_mpi_io(arg, &o->d.collective);
 	case AS_OPT_MAX_OFFSET:
 		return cli_i64(arg, "--max-offset", 1, MK_N_MAX, &o->max_offset);
 	default:
@@ -80,6 +82,7 @@ static int as_parse(int argc, char **argv, as_opts *o)
 		{"profile-csv", required_argument, NULL, AS_OPT_PROFILE_CSV},
 		{"plot", required_argument, NULL, AS_OPT_PLOT},
 		{"max-offset", required_argument, NULL, AS_OPT_MAX_OFFSET},
+		{"mpi-io", required_argument, NULL, AS_OPT_MPIIO},
 		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
 		{"progress", no_argument, NULL, CLI_OPT_PROGRESS},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -377,12 +380,13 @@ static int as_run(int argc, char **argv)
 	int ret;
 
 	cli_mask_defaults(&o.m);
-	if ((ret = as_parse(argc, argv, &o)) >= 0)
+	if ((ret = cli_par_parsed(as_parse(argc, argv, &o))) >= 0)
 		return ret;
-	if ((o.plot && (ret = cli_check_output_dir(o.plot))) ||
-	    (o.profile_csv && (ret = cli_check_output_dir(o.profile_csv))))
+	if ((ret = cli_root_check_output_dir(o.plot)) ||
+	    (ret = cli_root_check_output_dir(o.profile_csv)))
 		return cli_fail(ret);
 	o.d.max_memory = o.m.bind.max_memory;
+	o.d.parallel = true;
 	if ((ret = mk_dataset_open(argv[optind], &o.d, &d)) ||
 	    (ret = mk_attn_summary_dataset(d, o.m.bind.max_memory,
 					   o.m.progress && isatty(2) ? as_progress : NULL, NULL, &r)))
@@ -391,7 +395,9 @@ static int as_run(int argc, char **argv)
 	src.k = o.max_offset ? o.max_offset : AS_DEFAULT_MAX_OFFSET;
 	if (src.k > src.in->n - 1)
 		src.k = src.in->n - 1;
-	ret = as_outputs(&r, &src, &o);
+	mk_par_done();
+	if (mk_par_rank() == 0)
+		ret = as_outputs(&r, &src, &o);
 out:
 	mk_attn_summary_release(&r);
 	mk_dataset_close(d);
@@ -400,6 +406,7 @@ out:
 
 const struct mk_cmd mk_cmd_attn_stats = {
 	.name = "attn-stats",
+	.parallel = true,
 	.summary = "attention statistics per layer and head (diagonal, offsets, entropy)",
 	.run = as_run,
 	.usage =
@@ -447,7 +454,12 @@ const struct mk_cmd mk_cmd_attn_stats = {
 "                         (default 32, at most N - 1)\n"
 "      --max-memory S     limit for one block and the sums (default 4G)\n"
 "      --progress         report progress on stderr (when it is a terminal)\n"
+"      --mpi-io MODE      under mpirun: independent (default) or collective reads\n"
 "  -h, --help             this help\n"
+"\n"
+"Under mpirun/srun (a build with MPI) the ranks share the (sample, layer)\n"
+"blocks; each block is summed from zero and rank 0 adds the blocks in order,\n"
+"so the output is the same, bit for bit, for any number of ranks.\n"
 "\n"
 "Integer data (masks) are refused: attn-stats needs probabilities.  Negative,\n"
 "NaN or infinite values in a real cell are an error naming the cell.  Outputs\n"

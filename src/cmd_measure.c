@@ -155,10 +155,17 @@ static int measure_run(int argc, char **argv)
 	int ret, code = MK_EXIT_OK;
 	cli_mask_defaults(&o.m);
 	o.m.bind.need_cols = true;
-	if ((ret = measure_parse(argc, argv, &o)) >= 0)
+	bool data;
+	if ((ret = cli_par_parsed(measure_parse(argc, argv, &o))) >= 0)
 		return ret;
-	if (cli_data_mode(optind < argc ? argv[optind] : NULL, &o.data))
+	if ((ret = cli_data_choose(optind < argc ? argv[optind] : NULL, &o.data, &data)))
+		return cli_fail(ret);
+	if (data)
 		return cli_data_measure(&o.data, &o.m, o.json, argc - optind, argv + optind);
+	/* single masks and expressions are measured on rank 0 alone */
+	mk_par_done();
+	if (mk_par_rank() != 0)
+		return MK_EXIT_OK;
 	if (o.json && argc - optind > 1)
 		all = cJSON_CreateArray();
 	for (int k = optind; k < argc && code == MK_EXIT_OK; k++) {
@@ -194,6 +201,7 @@ static int measure_run(int argc, char **argv)
 
 const struct mk_cmd mk_cmd_measure = {
 	.name = "measure",
+	.parallel = true,
 	.summary = "sparsity, structure and tile density of masks; Eq. 9 over data sets",
 	.run = measure_run,
 	.usage =
@@ -260,6 +268,11 @@ const struct mk_cmd mk_cmd_measure = {
 "      --csv            the breakdown as CSV (default --by layer)\n"
 "      --png FILE       heatmap of rho per (layer, head): a row per layer\n"
 "      --heads-file F   one expression per head (JSON list, or list of lists)\n"
+"      --mpi-io MODE    under mpirun: independent (default) or collective reads\n"
+"\n"
+"Under mpirun/srun (a build with MPI) data files are shared by the ranks: each\n"
+"reads its share of the (sample, layer) blocks and rank 0 prints exactly what\n"
+"one process prints.\n"
 "\n"
 "exit status: 0 success, 2 bad input, 1 internal or system error.\n",
 };

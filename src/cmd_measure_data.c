@@ -49,6 +49,7 @@ int cli_data_option(int opt, const char *arg, cli_data_opts *o)
 	case CLI_OPT_PNG: o->png = arg; break;
 	case CLI_OPT_HEADS: o->heads_file = arg; break;
 	case CLI_OPT_CSV: o->csv = true; break;
+	case CLI_OPT_MPIIO: ret = cli_mpi_io(arg, &o->collective); break;
 	case CLI_OPT_THRESHOLD:
 	case CLI_OPT_TOPP:
 		if (o->keep.rule != MK_KEEP_NONZERO)
@@ -133,6 +134,18 @@ bool cli_data_mode(const char *arg, const cli_data_opts *o)
 	return deep;
 }
 
+int cli_data_choose(const char *arg, const cli_data_opts *o, bool *data)
+{
+	int ret = MK_OK, mode;
+
+	*data = false;
+	if (mk_par_size() > 1 && arg && (ret = mk_par_agree(data_missing_h5(arg), NULL)))
+		return ret;
+	*data = cli_data_mode(arg, o);
+	mode = *data;
+	return mk_par_same(&mode, sizeof mode, "whether the operand is a data set");
+}
+
 /* ---- measuring ------------------------------------------------------------- */
 
 static void data_progress(int64_t done, int64_t total, void *arg)
@@ -157,7 +170,8 @@ static int data_file(const char *path, const cli_data_opts *o, const cli_mask_op
 		     mk_ds_measure *r, data_source *src)
 {
 	mk_dataset_opts dopts = {.dataset = o->dataset, .lengths = o->lengths, .axes = o->axes,
-				 .max_memory = m->bind.max_memory};
+				 .max_memory = m->bind.max_memory, .parallel = true,
+				 .collective = o->collective};
 	mk_dataset *d = NULL;
 	const mk_dataset_info *in;
 	size_t flen = data_h5_file(path);
@@ -169,7 +183,8 @@ static int data_file(const char *path, const cli_data_opts *o, const cli_mask_op
 				   path);
 	if (path[flen])
 		dopts.dataset = path + flen + 1;
-	if (ret == MK_OK)
+	/* every rank opens the file together, or none does */
+	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
 		ret = mk_dataset_open(file, &dopts, &d);
 	free(file);
 	if (ret)
@@ -185,7 +200,7 @@ static int data_file(const char *path, const cli_data_opts *o, const cli_mask_op
 	src->file = true;
 	data_rule_text(&o->keep, src);
 	src->no_toeplitz = o->keep.rule == MK_KEEP_TOP_P;
-	if (ret == MK_OK)
+	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
 		ret = mk_dataset_measure(d, &o->keep, m->progress && isatty(2) ? data_progress : NULL,
 					 NULL, r);
 	mk_dataset_close(d);
@@ -352,14 +367,9 @@ static int data_emit(const mk_ds_measure *r, const data_source *src, const cli_d
 	return MK_OK;
 }
 
-int cli_data_measure(const cli_data_opts *o, const cli_mask_opts *m, bool json, int argc,
-		     char **argv)
+/* -1, or the exit code of a usage error. */
+static int data_usage(const cli_data_opts *o, bool json, int argc, const char *arg)
 {
-	mk_ds_measure r = {0};
-	data_source src = {.rule = ""};
-	const char *arg = argc > 0 ? argv[0] : NULL;
-	int ret;
-
 	if (argc > 1)
 		return cli_usage(&mk_cmd_measure, "a data set is measured on its own (%d operands)",
 				 argc);
@@ -369,15 +379,34 @@ int cli_data_measure(const cli_data_opts *o, const cli_mask_opts *m, bool json, 
 		return cli_usage(&mk_cmd_measure, "give an expression or --heads-file, not both");
 	if (json && o->csv)
 		return cli_usage(&mk_cmd_measure, "give one of --json and --csv");
-	if (o->png && (ret = cli_check_output_dir(o->png)))
+	return -1;
+}
+
+int cli_data_measure(const cli_data_opts *o, const cli_mask_opts *m, bool json, int argc,
+		     char **argv)
+{
+	mk_ds_measure r = {0};
+	data_source src = {.rule = ""};
+	const char *arg = argc > 0 ? argv[0] : NULL;
+	int ret;
+
+	if ((ret = cli_par_parsed(data_usage(o, json, argc, arg))) >= 0)
+		return ret;
+	if ((ret = cli_root_check_output_dir(o->png)))
 		return cli_fail(ret);
 	if (arg && (ret = data_missing_h5(arg)))
 		return cli_fail(ret);
-	if (arg && data_is_h5(arg))
+	if (arg && data_is_h5(arg)) {
 		ret = data_file(arg, o, m, &r, &src);
-	else
+	} else {
+		/* patterns are measured on rank 0 alone */
+		mk_par_done();
+		if (mk_par_rank() != 0)
+			return MK_EXIT_OK;
 		ret = data_patterns(arg, o, m, &r, &src);
-	if (ret == MK_OK)
+	}
+	mk_par_done();
+	if (ret == MK_OK && mk_par_rank() == 0)
 		ret = data_emit(&r, &src, o, json);
 	mk_ds_measure_free(&r);
 	return ret ? cli_fail(ret) : MK_EXIT_OK;

@@ -276,6 +276,9 @@ static int report_run(int argc, char **argv)
 
 	if (code >= 0)
 		return code;
+	/* under mpirun the children inherit the launcher's environment: they
+	 * run alone, not as ranks of their own */
+	setenv("MASKKIT_MPI", "0", 1);
 	r.invocation = rp_command((const char *const *)argv, true);
 	ret = r.invocation ? rp_find_self(&r, argv[0]) : mk_error_set(MK_ENOMEM, "out of memory");
 	if (!ret)

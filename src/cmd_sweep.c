@@ -16,9 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cmd_sweep.h"
 
-#define SWEEP_MAX_LIST 64
-#define SWEEP_MAX_TARGETS 1001
 #define SWEEP_DEFAULT_PATTERNS "local,strided,fixed,logsparse,bigbird,longformer,star,random"
 
 enum {
@@ -27,19 +26,6 @@ enum {
 	SW_OPT_PLOT, SW_OPT_DEVICE
 };
 
-typedef struct sweep_cli {
-	cli_mask_opts m;
-	mk_sweep_opts s;
-	const char *backend, *plot, *patterns_arg, *kernels_arg, *norms_arg, *sparsity_arg;
-	char *patterns_buf;
-	const char *patterns[SWEEP_MAX_LIST];
-	double targets[SWEEP_MAX_TARGETS];
-	mk_norm norms[SWEEP_MAX_LIST];
-	double dense_s[SWEEP_MAX_LIST]; /* dense median per norm */
-	bool tty;
-	mk_sweep_row *rows;
-	size_t nrows, cap;
-} sweep_cli;
 
 static int sweep_option(int opt, const char *arg, void *ctx)
 {
@@ -61,6 +47,7 @@ static int sweep_option(int opt, const char *arg, void *ctx)
 	case SW_OPT_DEVICE:
 		if ((ret = cli_i64(arg, "--device", 0, 1023, &v)) == MK_OK)
 			c->s.device = (int)v;
+		c->device_given = true;
 		return ret;
 	case SW_OPT_TILE: return cli_i64(arg, "--tile", 1, MK_N_MAX, &c->s.tile);
 	case SW_OPT_REPS:
@@ -175,6 +162,9 @@ static int sweep_backend(sweep_cli *c)
 		if ((c->s.kernels & (1u << k)) && !(b->kernels & (1u << k)))
 			return mk_error_set(MK_EINVAL, "backend '%s' has no kernel '%s'", b->name,
 					    mk_attn_kernel_name((mk_attn_kernel)k));
+	/* MPI ranks on one node take a device each, by their rank on the node */
+	if (!c->device_given && mk_par_size() > 1 && mk_attn_devices(b) > 1)
+		c->s.device = mk_par_local_rank() % mk_attn_devices(b);
 	return mk_attn_configure(b, c->s.device, c->s.dtype);
 }
 
@@ -204,10 +194,9 @@ static int sweep_validate(sweep_cli *c, char **kbuf, char **nbuf)
 	if (c->plot && (!strrchr(c->plot, '.') || strcmp(strrchr(c->plot, '.'), ".png")))
 		return mk_error_set(MK_EINVAL, "--plot '%s': the plot is a PNG (name it .png)",
 				    c->plot);
-	if ((c->plot && (ret = cli_check_output_dir(c->plot))) ||
-	    (c->m.out && (ret = cli_check_output_dir(c->m.out))))
-		return ret;
 	c->s.targets = c->targets;
+	c->s.part = mk_par_rank();
+	c->s.parts = mk_par_size();
 	c->s.seed = c->m.bind.seed;
 	c->s.max_memory = c->m.bind.max_memory;
 	return mk_sweep_check_memory(&c->s);
@@ -278,20 +267,24 @@ static int sweep_keep(const mk_sweep_row *r, void *arg)
 
 static const char *const sweep_csv_header =
 	"pattern,param,target,achieved,tile_density,kernel,norm,backend,dtype,n,batch,heads,d,"
-	"tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err\n";
+	"tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err";
 
-static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r)
+static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
+			  const sweep_where *w)
 {
 	const mk_attn_shape *s = &c->s.shape;
 	char norm[32];
 
 	mk_norm_format(r->norm, norm, sizeof norm);
 	fprintf(f, "%s,%s=%" PRId64 ",%.4f,%.6f,%.6f,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64
-		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.4f,%.4f,%.4f,%.3e\n", r->pattern, r->param,
+		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.4f,%.4f,%.4f,%.3e", r->pattern, r->param,
 		r->point.value, r->target, r->point.sparsity, r->tile_density,
 		mk_attn_kernel_name(r->kernel), norm, c->s.backend->name, c->s.dtype, s->n,
 		s->batch, s->heads, s->d, c->s.tile, r->median_s, r->min_s, r->speedup,
 		r->gflops_dense, r->gflops_actual, r->max_err);
+	if (w)
+		fprintf(f, ",%s,%s", w->host, w->device);
+	fputc('\n', f);
 }
 
 static void sweep_csv(FILE *f, const sweep_cli *c, const mk_machine *m)
@@ -301,9 +294,11 @@ static void sweep_csv(FILE *f, const sweep_cli *c, const mk_machine *m)
 		"# gpu_mem_clock_mhz: %d\n# seed: %" PRIu64 "\n# reps: %d\n", m->cpu, m->threads,
 		m->version, m->commit, m->gpu, m->gpu_driver, m->gpu_sms, m->gpu_clock_mhz,
 		m->gpu_mem_clock_mhz, c->s.seed, c->s.reps);
-	fputs(sweep_csv_header, f);
+	if (c->where)
+		fprintf(f, "# ranks: %d\n", mk_par_size());
+	fprintf(f, "%s%s\n", sweep_csv_header, c->where ? ",host,device" : "");
 	for (size_t k = 0; k < c->nrows; k++)
-		sweep_csv_row(f, c, &c->rows[k]);
+		sweep_csv_row(f, c, &c->rows[k], c->where ? &c->where[k] : NULL);
 }
 
 static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
@@ -349,8 +344,16 @@ static int sweep_json(FILE *f, const sweep_cli *c, const mk_machine *m)
 	cJSON_AddNumberToObject(mach, "gpu_mem_clock_mhz", m->gpu_mem_clock_mhz);
 	cJSON_AddNumberToObject(root, "seed", (double)c->s.seed);
 	cJSON_AddNumberToObject(root, "reps", c->s.reps);
-	for (size_t k = 0; k < c->nrows; k++)
-		cJSON_AddItemToArray(rows, sweep_json_row(c, &c->rows[k]));
+	if (c->where)
+		cJSON_AddNumberToObject(root, "ranks", mk_par_size());
+	for (size_t k = 0; k < c->nrows; k++) {
+		cJSON *x = sweep_json_row(c, &c->rows[k]);
+		if (c->where) {
+			cJSON_AddStringToObject(x, "host", c->where[k].host);
+			cJSON_AddStringToObject(x, "device", c->where[k].device);
+		}
+		cJSON_AddItemToArray(rows, x);
+	}
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
 	if (!text)
@@ -382,107 +385,53 @@ static int sweep_write(const sweep_cli *c)
 	return mk_write_atomic(c->m.out, sweep_write_file, (void *)c);
 }
 
-/* ---- the plot ------------------------------------------------------------------ */
+/* ---- the command ------------------------------------------------------------- */
 
-/* The series plotted: each non-dense kernel (dense alone when it is the only
- * one, else its times are reference lines, dense_s, one per norm) for each
- * (pattern, norm).  *kinds gets the kernels (in emission order). */
-static size_t sweep_series_kernels(const sweep_cli *c, size_t *all, int *kinds)
+/* This rank's device, for the rows it measured: commas would split the CSV
+ * field. */
+static void sweep_device(const sweep_cli *c, char *buf, size_t cap)
 {
-	size_t nk = 0;
-	*all = 0;
-	for (int k = 0; k < MK_KERNEL_COUNT; k++) {
-		if (!(c->s.kernels & (1u << k)))
-			continue;
-		(*all)++;
-		if (k != MK_KERNEL_DENSE || c->s.kernels == 1u << MK_KERNEL_DENSE)
-			kinds[nk++] = (int)*all - 1;
-	}
-	return nk;
+	mk_machine m;
+
+	mk_machine_describe_backend(c->s.backend, &m);
+	if (m.gpu[0])
+		snprintf(buf, cap, "%s", m.gpu);
+	else
+		snprintf(buf, cap, "cpu (%d threads)", m.threads);
+	for (char *p = buf; *p; p++)
+		*p = *p == ',' ? ';' : *p == '"' ? '\'' : *p;
 }
 
-/* Rows come pattern by pattern, then target, norm and kernel. */
-static const mk_sweep_row *sweep_row_at(const sweep_cli *c, size_t all, size_t p, size_t t,
-					size_t ni, int kidx)
+/* Under MPI: the ranks agree on how their shares went and rank 0 collects
+ * the rows, in the order of a single run, with the dense times per norm. */
+static int sweep_collect(sweep_cli *c)
 {
-	return &c->rows[((p * c->s.ntargets + t) * c->s.nnorms + ni) * all + (size_t)kidx];
-}
+	char device[128];
+	int ret;
 
-/* gnuplot assignments: series per pattern, the series' names, dense times. */
-static int sweep_plot_vars(const sweep_cli *c, size_t all, const int *kinds, size_t nk,
-			   char **out)
-{
-	size_t cap = 128 + c->s.nnorms * 24 + c->s.npatterns * c->s.nnorms * nk * 80, used;
-	char *v = malloc(cap), norm[32];
-
-	if (!(*out = v))
-		return mk_error_set(MK_ENOMEM, "out of memory for the plot");
-	used = (size_t)snprintf(v, cap, "per_pattern = %zu\nseries = '", c->s.nnorms * nk);
-	for (size_t p = 0; p < c->s.npatterns; p++)
-		for (size_t ni = 0; ni < c->s.nnorms; ni++)
-			for (size_t k = 0; k < nk && used < cap; k++) {
-				const mk_sweep_row *r = sweep_row_at(c, all, p, 0, ni, kinds[k]);
-				mk_norm_format(r->norm, norm, sizeof norm);
-				used += (size_t)snprintf(v + used, cap - used, "%s%s/%s%s%s",
-							 p + ni + k ? " " : "", r->pattern,
-							 mk_attn_kernel_name(r->kernel),
-							 c->s.nnorms > 1 ? "/" : "",
-							 c->s.nnorms > 1 ? norm : "");
-			}
-	used += used < cap ? (size_t)snprintf(v + used, cap - used, "'\ndense_s = '") : 0;
-	for (size_t ni = 0; ni < c->s.nnorms && used < cap; ni++)
-		used += (size_t)snprintf(v + used, cap - used, "%s%.6e", ni ? " " : "",
-					 c->dense_s[ni]);
-	if (used + 3 >= cap)
-		return mk_error_set(MK_EINTERNAL, "plot variables do not fit in %zu bytes", cap);
-	snprintf(v + used, cap - used, "'\n");
+	if (mk_par_size() == 1)
+		return MK_OK;
+	sweep_device(c, device, sizeof device);
+	c->cap = 0;
+	if ((ret = sweep_gather(&c->s, device, &c->rows, &c->nrows, &c->where)))
+		return ret;
+	c->cap = c->nrows;
+	for (size_t k = 0; k < c->nrows; k++)
+		c->dense_s[c->rows[k].norm - c->norms] = c->rows[k].median_s * c->rows[k].speedup;
 	return MK_OK;
 }
 
-static int sweep_plot(const sweep_cli *c)
-{
-	const char *cols[2] = {"achieved", "time"};
-	int kinds[MK_KERNEL_COUNT];
-	size_t all, nk = sweep_series_kernels(c, &all, kinds), at = 0;
-	size_t series = c->s.npatterns * c->s.nnorms * nk;
-	char *vars = NULL, title[300];
-	mk_machine m;
-	double *data = malloc(series * c->s.ntargets * 2 * sizeof *data);
-	int ret;
-
-	if (!data)
-		return mk_error_set(MK_ENOMEM, "out of memory for the plot");
-	for (size_t p = 0; p < c->s.npatterns; p++)
-		for (size_t ni = 0; ni < c->s.nnorms; ni++)
-			for (size_t k = 0; k < nk; k++)
-				for (size_t t = 0; t < c->s.ntargets; t++) {
-					const mk_sweep_row *r = sweep_row_at(c, all, p, t, ni, kinds[k]);
-					data[at++] = 100.0 * r->point.sparsity;
-					data[at++] = r->median_s;
-				}
-	mk_machine_describe_backend(c->s.backend, &m);
-	snprintf(title, sizeof title, "maskkit sweep: n = %" PRId64 ", batch %" PRId64 ", heads %"
-		 PRId64 ", d = %" PRId64 ", tile %" PRId64 ", %s %s%s%.80s", c->s.shape.n,
-		 c->s.shape.batch, c->s.shape.heads, c->s.shape.d, c->s.tile, c->s.backend->name,
-		 c->s.dtype, m.gpu[0] ? ", " : "", m.gpu);
-	if (!(ret = sweep_plot_vars(c, all, kinds, nk, &vars)))
-		ret = mk_plot_run(&(mk_plot){.template_name = "sweep", .output = c->plot,
-					     .title = title, .data = data,
-					     .rows = (int64_t)(series * c->s.ntargets), .ncols = 2,
-					     .col_names = cols, .panels = (int)series, .vars = vars});
-	free(data);
-	free(vars);
-	return ret;
-}
-
-/* ---- the command ------------------------------------------------------------- */
-
 static int sweep_exec(sweep_cli *c)
 {
-	int ret = mk_sweep_run(&c->s, sweep_keep, c);
+	int ret = mk_par_agree(mk_sweep_run(&c->s, sweep_keep, c), NULL);
 
+	if (ret == MK_OK)
+		ret = sweep_collect(c);
+	mk_par_done();
 	if (ret)
 		return cli_fail(ret);
+	if (mk_par_rank() != 0)
+		return MK_EXIT_OK;
 	if (!c->m.out)
 		sweep_write_to(stdout, c);
 	if (c->m.out && (ret = sweep_write(c)))
@@ -505,9 +454,11 @@ static int sweep_main(int argc, char **argv)
 	c.s.dtype = "fp32";
 	c.s.tile = 64;
 	c.s.reps = 5;
-	if ((ret = sweep_parse(argc, argv, &c)) >= 0)
+	if ((ret = cli_par_parsed(sweep_parse(argc, argv, &c))) >= 0)
 		goto out;
-	if ((ret = sweep_validate(&c, &kbuf, &nbuf))) {
+	if ((ret = mk_par_agree(sweep_validate(&c, &kbuf, &nbuf), NULL)) ||
+	    (ret = cli_root_check_output_dir(c.plot)) ||
+	    (ret = cli_root_check_output_dir(c.m.out))) {
 		ret = cli_fail(ret);
 		goto out;
 	}
@@ -517,6 +468,7 @@ static int sweep_main(int argc, char **argv)
 	ret = sweep_exec(&c);
 out:
 	free(c.rows);
+	free(c.where);
 	free(c.patterns_buf);
 	free(kbuf);
 	free(nbuf);
@@ -525,6 +477,7 @@ out:
 
 const struct mk_cmd mk_cmd_sweep = {
 	.name = "sweep",
+	.parallel = true,
 	.summary = "time attention kernels across patterns and sparsities, checked",
 	.run = sweep_main,
 	.usage =
@@ -580,6 +533,11 @@ const struct mk_cmd mk_cmd_sweep = {
 "dtype,n,batch,heads,d,tile,median_s,min_s,speedup,gflops_dense,\n"
 "gflops_actual,max_err (target and achieved are fractions, param NAME=VALUE).\n"
 "Progress goes to stderr.  Outputs are written to a temporary file and renamed.\n"
+"\n"
+"Under mpirun/srun (a build with MPI) the ranks share the (pattern, sparsity)\n"
+"grid, each timing dense on its own device (GPU: the rank on its node modulo\n"
+"the node's GPUs, unless --device); rank 0 writes every row, in the usual\n"
+"order, with two more CSV columns, host and device (JSON: fields).\n"
 "\n"
 "exit status: 0 success, 2 bad input, 1 internal or system error (a failed check).\n",
 };

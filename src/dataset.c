@@ -25,6 +25,7 @@ struct mk_dataset {
 	int64_t *lengths;
 	uint8_t *raw;                /* heads x n x n elements of msize bytes */
 	uint8_t *m;                  /* masks: 0/1 */
+	hid_t dxpl;                  /* transfer properties: MPI-IO collective, or default */
 };
 
 static const char *const ds_default_names[] = {"masks", "mask", "attentions", "attention",
@@ -321,6 +322,45 @@ static int ds_buffers(mk_dataset *d, uint64_t cells)
 	return MK_OK;
 }
 
+/* FNV-1a over what the ranks must agree on: the shape, type and lengths. */
+static uint64_t ds_digest(const mk_dataset *d)
+{
+	const mk_dataset_info *in = &d->info;
+	int64_t shape[5] = {in->samples, in->layers, in->heads, in->n, in->is_float};
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *p = (const unsigned char *)shape;
+
+	for (size_t k = 0; k < sizeof shape; k++)
+		h = (h ^ p[k]) * 1099511628211ull;
+	p = (const unsigned char *)d->lengths;
+	for (size_t k = 0; d->lengths && k < (size_t)in->samples * sizeof *d->lengths; k++)
+		h = (h ^ p[k]) * 1099511628211ull;
+	return h;
+}
+
+/* After a parallel open: the ranks agree on success (so that all close the
+ * file together when one failed) and on the data they see. */
+static int ds_parallel(mk_dataset *d, const mk_dataset_opts *o, int ret)
+{
+	uint64_t digest = ret ? 0 : ds_digest(d);
+
+	if ((ret = mk_par_agree(ret, NULL)))
+		return ret;
+	if ((ret = mk_par_same(&digest, sizeof digest, "the data's shape, type or lengths")))
+		return ret;
+#ifdef H5_HAVE_PARALLEL
+	if (o->collective) {
+		d->dxpl = H5Pcreate(H5P_DATASET_XFER);
+		if (d->dxpl < 0 || H5Pset_dxpl_mpio(d->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+			ret = mk_error_set(MK_EINTERNAL, "cannot ask HDF5 for collective reads");
+		return mk_par_agree(ret, NULL);
+	}
+#else
+	(void)o;
+#endif
+	return MK_OK;
+}
+
 int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out)
 {
 	static const mk_dataset_opts none = {0};
@@ -333,6 +373,7 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 	if (!d)
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	d->dset = d->mtype = H5I_INVALID_HID;
+	d->dxpl = H5P_DEFAULT;
 	snprintf(d->path, sizeof d->path, "%s", path);
 	d->info.path = d->path;
 	d->info.name = d->name;
@@ -340,7 +381,7 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 	/* the lengths are never the data, even when they are the only 2-D dataset */
 	ds_slash(d->lengths_name, sizeof d->lengths_name,
 		 o->lengths && *o->lengths && strcmp(o->lengths, "none") ? o->lengths : "lengths");
-	ret = mk_h5_open(path, &d->file);
+	ret = o->parallel ? mk_h5_open_par(path, &d->file) : mk_h5_open(path, &d->file);
 	if (ret == MK_OK)
 		ret = ds_find(d, o->dataset);
 	if (ret == MK_OK)
@@ -352,6 +393,8 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 		ret = ds_lengths(d, o->lengths);
 	if (ret == MK_OK)
 		ret = ds_sizes(d, o->max_memory);
+	if (o->parallel && mk_par_size() > 1 && d->file >= 0)
+		ret = ds_parallel(d, o, ret);
 	if (ret) {
 		mk_dataset_close(d);
 		return ret;
@@ -364,6 +407,8 @@ void mk_dataset_close(mk_dataset *d)
 {
 	if (!d)
 		return;
+	if (d->dxpl >= 0 && d->dxpl != H5P_DEFAULT)
+		H5Pclose(d->dxpl);
 	if (d->mtype >= 0)
 		H5Tclose(d->mtype);
 	if (d->dset >= 0)
@@ -457,7 +502,7 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 	mspace = H5Screate_simple(in->rank, count, NULL);
 	if (fspace >= 0 && mspace >= 0 &&
 	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
-		st = H5Dread(d->dset, d->mtype, mspace, fspace, H5P_DEFAULT, d->raw);
+		st = H5Dread(d->dset, d->mtype, mspace, fspace, d->dxpl, d->raw);
 	if (mspace >= 0)
 		H5Sclose(mspace);
 	if (fspace >= 0)
@@ -476,4 +521,20 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 		out->m = d->m;
 	}
 	return MK_OK;
+}
+
+int mk_dataset_read_none(mk_dataset *d)
+{
+	hid_t fspace = H5Dget_space(d->dset), mspace = H5Scopy(fspace);
+	herr_t st = -1;
+	unsigned char none[8];
+
+	if (fspace >= 0 && mspace >= 0 && H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0)
+		st = H5Dread(d->dset, d->mtype, mspace, fspace, d->dxpl, none);
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	if (fspace >= 0)
+		H5Sclose(fspace);
+	return st < 0 ? mk_error_set(MK_EFORMAT, "'%s': an empty collective read of '%s' failed",
+				     d->path, d->name) : MK_OK;
 }

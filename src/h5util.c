@@ -59,6 +59,36 @@ int mk_h5_open(const char *path, hid_t *file)
 	return MK_OK;
 }
 
+/* Every rank probes before the collective open, so that a file missing on
+ * one node fails on every rank instead of leaving the others inside
+ * MPI_File_open. */
+int mk_h5_open_par(const char *path, hid_t *file)
+{
+	hid_t fapl = H5I_INVALID_HID;
+	int ret;
+
+	*file = H5I_INVALID_HID;
+	mk_h5_silence();
+	if (mk_par_size() == 1)
+		return mk_h5_open(path, file);
+	if ((ret = mk_par_agree(mk_h5_probe(path), NULL)))
+		return ret;
+#ifdef H5_HAVE_PARALLEL
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl >= 0 && H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) >= 0)
+		*file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+	if (fapl >= 0)
+		H5Pclose(fapl);
+#else
+	(void)fapl;
+	*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+#endif
+	if (*file < 0)
+		return mk_error_set(MK_EFORMAT, "'%s': HDF5 cannot open the file with MPI-IO (truncated "
+				    "or damaged?)", path);
+	return MK_OK;
+}
+
 /* ---- listing datasets ---------------------------------------------------- */
 
 struct mk_h5_walk {

@@ -17,6 +17,10 @@ void mk_h5_silence(void);
 /* Opens path read-only: MK_EIO when it cannot be opened at all (missing,
  * no permission), MK_EFORMAT when it is not an HDF5 file. */
 int mk_h5_open(const char *path, hid_t *file);
+/* mk_h5_open on every MPI rank at once, through MPI-IO (parallel HDF5);
+ * collective: so are the reads that ask for it and H5Fclose.  Without MPI
+ * or with one rank, mk_h5_open. */
+int mk_h5_open_par(const char *path, hid_t *file);
 
 /* Every dataset reached through hard links whose rank is `rank` (0: any)
  * and whose path, with its leading '/', contains each of the NULL-terminated

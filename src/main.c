@@ -1,7 +1,9 @@
 /* maskkit: the command table and dispatch. */
 #include "config.h"
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
 static const struct mk_cmd *const mk_commands[] = {
@@ -22,7 +24,7 @@ static void mk_main_usage(FILE *f)
 		   "prints the version.\n");
 }
 
-int main(int argc, char **argv)
+static int mk_main_run(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "maskkit: missing command (see 'maskkit --help')\n");
@@ -36,9 +38,45 @@ int main(int argc, char **argv)
 		printf("maskkit %s\n", mk_version());
 		return cli_finish(MK_EXIT_OK);
 	}
-	for (size_t k = 0; k < MK_NCOMMANDS; k++)
-		if (!strcmp(argv[1], mk_commands[k]->name))
-			return cli_finish(mk_commands[k]->run(argc - 1, argv + 1));
+	for (size_t k = 0; k < MK_NCOMMANDS; k++) {
+		if (strcmp(argv[1], mk_commands[k]->name))
+			continue;
+		/* under mpirun, commands that do not share their work run once */
+		if (!mk_commands[k]->parallel && mk_par_rank() != 0)
+			return MK_EXIT_OK;
+		return cli_finish(mk_commands[k]->run(argc - 1, argv + 1));
+	}
 	fprintf(stderr, "maskkit: unknown command '%s' (see 'maskkit --help')\n", argv[1]);
 	return MK_EXIT_USER;
+}
+
+/* Under MPI only rank 0 speaks: the others' standard output and error go to
+ * /dev/null, and *err_fd keeps their stderr for a failure that must abort
+ * the job (mk_par_end). */
+static void mk_main_quiet_ranks(int *err_fd)
+{
+	int null;
+
+	if (mk_par_rank() == 0)
+		return;
+	*err_fd = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY);
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int err_fd = STDERR_FILENO, code;
+
+	if (mk_par_init(&argc, &argv)) {
+		fprintf(stderr, "maskkit: %s\n", mk_error());
+		return MK_EXIT_INTERNAL;
+	}
+	mk_main_quiet_ranks(&err_fd);
+	code = mk_main_run(argc, argv);
+	return mk_par_end(code, mk_error(), err_fd < 0 ? STDERR_FILENO : err_fd);
 }

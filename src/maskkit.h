@@ -292,6 +292,7 @@ int mk_mask_load(const char *path, uint64_t max_memory, mk_mask **out);
 #include "maskkit_weights.h"
 #include "maskkit_attn.h"
 #include "maskkit_data.h"
+#include "maskkit_par.h"
 
 /* ---- version -------------------------------------------------------------- */
 const char *mk_version(void);

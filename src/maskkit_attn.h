@@ -101,6 +101,9 @@ typedef struct mk_attn_backend {
 		    const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		    const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
 		    mk_attn_stats *st);
+	/* Devices this backend can run on (MPI ranks on a node take one each);
+	 * NULL: 1. */
+	int (*devices)(const struct mk_attn_backend *b);
 	/* Fills the accelerator fields of a machine description; may be NULL. */
 	void (*describe)(const struct mk_attn_backend *b, struct mk_machine *m);
 	/* Frees what the backend holds between runs (device buffers, streams);
@@ -121,6 +124,8 @@ int mk_attn_check_dtype(const mk_attn_backend *b, const char *dtype);
 /* b->configure; without it device must be 0 and dtype one of b->dtypes.
  * MK_EINVAL (no such device or dtype) or MK_EGPU with a message. */
 int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype);
+/* b->devices, or 1. */
+int mk_attn_devices(const mk_attn_backend *b);
 /* b->release, when the backend has one (see there). */
 void mk_attn_release(const mk_attn_backend *b);
 /* The same checks as mk_attn_run, then b->time; MK_EINVAL when b has none. */
@@ -332,6 +337,10 @@ typedef struct mk_sweep_opts {
 	int reps;              /* timed runs after one warm-up */
 	uint64_t seed;         /* tensors and random patterns */
 	uint64_t max_memory;   /* 0 = MK_DEFAULT_MAX_MEMORY */
+	/* this share of the (pattern, target) grid: point p * ntargets + t when
+	 * it is part modulo parts (parts 0 or 1: every point); the dense
+	 * reference is timed in every share */
+	int part, parts;
 	/* called before each step (a mask and normalisation); may be NULL */
 	void (*progress)(int64_t done, int64_t total, const char *what, void *arg);
 	void *arg;
@@ -341,6 +350,7 @@ typedef struct mk_sweep_opts {
  * its row repeated for every mask, with |M| = n^2 in gflops_actual. */
 typedef struct mk_sweep_row {
 	const char *pattern, *param;
+	int64_t grid;                       /* p * ntargets + t: pattern p, target t */
 	mk_sweep_point point;
 	double target, tile_density;
 	mk_attn_kernel kernel;

@@ -30,6 +30,11 @@ typedef struct mk_dataset_opts {
 			       * layers, heads), e.g. "sh" for [samples, heads, N, N];
 			       * NULL: by rank ("slh", "lh", "h", "") */
 	uint64_t max_memory;  /* cap for one block; 0 = MK_DEFAULT_MAX_MEMORY */
+	bool parallel;        /* under MPI: every rank opens the file at once through MPI-IO
+			       * (open, reads with `collective` and close are then
+			       * collective) and the ranks must see the same data */
+	bool collective;      /* reads are collective MPI-IO transfers (every rank reads,
+			       * mk_dataset_read_none where it has no block) */
 } mk_dataset_opts;
 
 typedef struct mk_dataset_info {
@@ -72,6 +77,8 @@ const int64_t *mk_dataset_lengths(const mk_dataset *d);
  * as 0), MK_EINVAL for indices out of range.  The block's buffers are
  * allocated at the first read. */
 int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_block *out);
+/* A collective read of nothing, for a rank with no block in a round. */
+int mk_dataset_read_none(mk_dataset *d);
 
 /* Reads sample lengths from "FILE.h5" (dataset "lengths", else the only 1-D
  * integer dataset), "FILE.h5:/path", "FILE.npy" (1-D integers) or a text

@@ -311,6 +311,12 @@ static int cuda_configure(const mk_attn_backend *b, int device, const char *dtyp
 	return mk_cuda_select(b->ctx, device, dtype);
 }
 
+static int cuda_devices(const mk_attn_backend *b)
+{
+	cuda_state *c = b->ctx;
+	return mk_cuda_probe(c) == MK_OK ? c->count : 0;
+}
+
 /* The layout, with its device copy made once here rather than at each run. */
 static int cuda_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
 			uint64_t max_memory, mk_attn_layout **out)
@@ -356,6 +362,7 @@ static const mk_attn_backend attn_cuda = {
 	.run = cuda_run,
 	.configure = cuda_configure,
 	.time = cuda_time,
+	.devices = cuda_devices,
 	.describe = mk_cuda_describe,
 	.release = cuda_release_slot,
 	.ctx = &mk_cuda_global,

@@ -169,6 +169,11 @@ int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype)
 	return MK_OK;
 }
 
+int mk_attn_devices(const mk_attn_backend *b)
+{
+	return b->devices ? b->devices(b) : 1;
+}
+
 void mk_attn_release(const mk_attn_backend *b)
 {
 	if (b && b->release)

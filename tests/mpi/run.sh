@@ -1,0 +1,162 @@
+#!/bin/sh
+# maskkit under mpirun: measure and attn-stats print byte for byte what one
+# process prints, for 2, 3 and 4 ranks (independent and collective MPI-IO);
+# a sweep's grid is shared and gathered; a rank that fails (its file missing,
+# a damaged slab, a bad option) stops every rank with one clear message and
+# never a hang (each run has a time limit).
+: "${MASKKIT:?MASKKIT must point at the maskkit binary}"
+if [ -z "${MPIRUN:-}" ]; then
+	echo "maskkit was built without MPI (configure --with-mpi; Debian: libopenmpi-dev libhdf5-openmpi-dev openmpi-bin)"
+	[ -n "${MASKKIT_REQUIRE_ALL:-}" ] && exit 1
+	exit 77
+fi
+py=${PYTHON:-/usr/bin/python3}
+if ! "$py" -c 'import numpy, h5py' 2>/dev/null; then
+	echo "needs numpy and h5py (apt-get install python3-numpy python3-h5py)"
+	[ -n "${MASKKIT_REQUIRE_ALL:-}" ] && exit 1
+	exit 77
+fi
+# Under ASan, Open MPI's leaks are suppressed by library (tests/mpi/lsan.supp,
+# quickstart sets it); its plugins are unloaded before the leak check, and
+# only the slow unwinder walks through them to the library that called them.
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+	ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+	export ASAN_OPTIONS
+fi
+# Open MPI refuses root unless told (CI runs as root)
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+"$py" "$SRCDIR/tests/mpi/make_data.py" . || exit 1
+pass=0 fail=0
+# 2, 3 and 4 ranks; under the sanitizers (several times slower) 2 and 3
+nps="2 3 4"
+[ -n "${MASKKIT_SANITIZED:-}" ] && nps="2 3"
+
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+# mpirun NP ARGS...: with a time limit, so that a hang fails instead of waiting
+mpi() {
+	np=$1; shift
+	timeout -k 5 120 "$MPIRUN" -n "$np" --oversubscribe "$@"
+}
+
+# same NAME ARGS...: stdout of one process and of 2, 3, 4 ranks identical
+same() {
+	name=$1; shift
+	if ! "$MASKKIT" "$@" >"$name.1" 2>"$name.err"; then
+		bad "$name: one process failed: $(head -1 "$name.err")"; return
+	fi
+	[ -s "$name.1" ] || { bad "$name: no output"; return; }
+	for np in $nps; do
+		if mpi "$np" "$MASKKIT" "$@" >"$name.$np" 2>"$name.err"; then
+			if cmp -s "$name.1" "$name.$np"; then ok; else
+				bad "$name: $np ranks differ from one process"; diff "$name.1" "$name.$np" | head -5
+			fi
+		else
+			bad "$name: $np ranks failed: $(grep maskkit "$name.err" | head -1)"
+		fi
+	done
+}
+
+same measure measure masks.h5
+same measure_head measure masks.h5 --by head
+same measure_json measure masks.h5 --json
+same measure_csv measure masks.h5 --csv --by sample
+same measure_threshold measure probs.h5 --threshold 0.02 --by head
+same measure_top_p measure probs16.h5 --top-p 0.9 --json
+same measure_collective measure masks.h5 --json --mpi-io collective
+same stats attn-stats probs.h5
+same stats_json attn-stats probs.h5 --json
+same stats_f16_csv attn-stats probs16.h5 --csv
+same stats_collective attn-stats probs16.h5 --json --mpi-io collective
+# not shared: rank 0 alone runs them, and they print once
+same pattern measure 'local2+global1' --n 64
+same gen gen local1 --n 8
+
+# files are written once, by rank 0, and equal one process's
+"$MASKKIT" measure masks.h5 --png one.png >/dev/null &&
+	"$MASKKIT" attn-stats probs.h5 --profile-csv one.csv >/dev/null || bad "files: one process failed"
+if mpi 2 "$MASKKIT" measure masks.h5 --png two.png >/dev/null 2>&1 &&
+   mpi 2 "$MASKKIT" attn-stats probs.h5 --profile-csv two.csv >/dev/null 2>&1; then
+	cmp -s one.png two.png && cmp -s one.csv two.csv && ok || bad "files: 2 ranks wrote other files"
+else
+	bad "files: 2 ranks failed"
+fi
+
+# the sweep: the same grid, each row saying where it ran
+sw="sweep --n 64 --patterns local,strided --sparsity 50,80 --reps 1 --kernels dense,masked,csr"
+"$MASKKIT" $sw -o sweep1.csv 2>/dev/null || bad "sweep: one process failed"
+if mpi 2 "$MASKKIT" $sw -o sweep2.csv 2>sweep.err; then
+	grep -v '^#' sweep1.csv | cut -d, -f1-7 >grid1
+	grep -v '^#' sweep2.csv | cut -d, -f1-7 >grid2
+	if cmp -s grid1 grid2 && grep -q '^# ranks: 2$' sweep2.csv &&
+	   grep -q ',max_err,host,device$' sweep2.csv &&
+	   [ "$(grep -c ",$(hostname),cpu (" sweep2.csv)" = "$(grep -vc '^#' sweep1.csv | awk '{print $1 - 1}')" ]; then
+		ok
+	else
+		bad "sweep: 2 ranks gave another grid or no host and device"; head -20 sweep2.csv
+	fi
+else
+	bad "sweep: 2 ranks failed: $(grep maskkit sweep.err | head -1)"
+fi
+
+# fails NAME PATTERN NP ARGS...: every rank exits non-zero (not by the time
+# limit) and stderr says PATTERN once
+fails() {
+	name=$1 pattern=$2 np=$3; shift 3
+	mpi "$np" "$@" >/dev/null 2>"$name.err"
+	rc=$?
+	n=$(grep -c "$pattern" "$name.err")
+	if [ "$rc" = 0 ] || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		bad "$name: exit $rc"; head -3 "$name.err"
+	elif [ "$n" != 1 ]; then
+		bad "$name: '$pattern' said $n times"; head -5 "$name.err"
+	else
+		ok
+	fi
+}
+mkdir r0 r1
+cp masks.h5 r0/data.h5
+cp probs.h5 r0/probs.h5
+rank='${OMPI_COMM_WORLD_RANK:-$PMIX_RANK}'
+fails missing_measure "^maskkit: rank 1 of 2 (.*): 'data.h5': No such file or directory$" 2 \
+	sh -c "cd r$rank && exec \"\$0\" measure data.h5" "$MASKKIT"
+fails missing_stats "^maskkit: rank 1 of 2 (.*): 'probs.h5': No such file or directory$" 2 \
+	sh -c "cd r$rank && exec \"\$0\" attn-stats probs.h5 --json" "$MASKKIT"
+echo junk >r1/data.h5
+fails not_hdf5 "^maskkit: rank 1 of 2 (.*): 'data.h5': not an HDF5 file$" 2 \
+	sh -c "cd r$rank && exec \"\$0\" measure data.h5" "$MASKKIT"
+cp probs.h5 r1/data.h5
+fails other_data "no dataset" 2 sh -c "cd r$rank && exec \"\$0\" measure data.h5 --dataset masks" "$MASKKIT"
+fails bad_option "^maskkit: rank 1 of 2 (.*): measure: unknown option '--bogus'" 2 \
+	sh -c "[ $rank = 1 ] && set -- --bogus; exec \"$MASKKIT\" measure masks.h5 \"\$@\""
+fails bad_option_all "^maskkit: measure: unknown option '--bogus'" 2 "$MASKKIT" measure masks.h5 --bogus
+fails sweep_dtype "^maskkit: rank 1 of 2 (.*): --dtype bf16: the cpu backend" 2 \
+	sh -c "[ $rank = 1 ] && set -- --dtype bf16; exec \"$MASKKIT\" $sw \"\$@\""
+for np in $nps; do
+	fails "badslab$np" "'badslab.h5': cannot read sample 9, layer 1 of dataset '/masks'" "$np" \
+		"$MASKKIT" measure badslab.h5
+done
+fails badslab_collective "cannot read sample 9, layer 1" 3 "$MASKKIT" measure badslab.h5 --mpi-io collective
+# a failure leaves an existing output as it was
+printf 'sentinel\n' >keep.png
+fails badslab_png "cannot read sample 9" 2 "$MASKKIT" measure badslab.h5 --png keep.png
+[ "$(cat keep.png)" = sentinel ] && ok || bad "badslab_png: the existing file was changed"
+
+# the SLURM example, run outside SLURM as it says (mpirun -n 2)
+if OMPI_MCA_rmaps_base_oversubscribe=1 MASKKIT="$MASKKIT" DATA=probs.h5 OUT=slurm THRESHOLD=0.02 \
+   SWEEP_ARGS="--n 64 --patterns local --sparsity 50 --reps 1" \
+   timeout -k 5 300 bash "$SRCDIR/examples/slurm_measure.sh" >slurm.log 2>&1 &&
+   "$MASKKIT" measure probs.h5 --threshold 0.02 --by head --json | cmp -s - slurm/measure.json &&
+   "$MASKKIT" attn-stats probs.h5 --json | cmp -s - slurm/attn_stats.json &&
+   grep -q ',host,device$' slurm/sweep.csv; then
+	ok
+else
+	bad "examples/slurm_measure.sh"; tail -5 slurm.log
+fi
+
+echo "mpi: $pass passed, $fail failed"
+[ "$fail" = 0 ]
