@@ -146,6 +146,14 @@ printf 'sentinel\n' >keep.png
 fails badslab_png "cannot read sample 9" 2 "$MASKKIT" measure badslab.h5 --png keep.png
 [ "$(cat keep.png)" = sentinel ] && ok || bad "badslab_png: the existing file was changed"
 
+# the MPI layer's unit tests on 3 ranks (Check must not fork after MPI_Init)
+check_par=$(dirname "$MASKKIT")/tests/check_par
+if [ -x "$check_par" ]; then
+	if CK_FORK=no mpi 3 "$check_par" >check_par.log 2>&1; then ok; else
+		bad "check_par on 3 ranks"; tail -5 check_par.log
+	fi
+fi
+
 # the SLURM example, run outside SLURM as it says (mpirun -n 2)
 if OMPI_MCA_rmaps_base_oversubscribe=1 MASKKIT="$MASKKIT" DATA=probs.h5 OUT=slurm THRESHOLD=0.02 \
    SWEEP_ARGS="--n 64 --patterns local --sparsity 50 --reps 1" \
