@@ -83,6 +83,11 @@ check)
 	LSAN_OPTIONS=suppressions="$top/tests/mpi/lsan.supp":print_suppressions=0 \
 	MASKKIT_SANITIZED=1 MASKKIT_REQUIRE_ALL=1 make -C build-san -j"$jobs" check ||
 		{ cat build-san/test-suite.log 2>/dev/null | tail -80; exit 1; }
+	# the same program built without MPI must print what the MPI build prints
+	build build-serial --enable-werror --without-mpi
+	say "tests/mpi/run.sh, the MPI build against the build without MPI"
+	MASKKIT="$top/build/maskkit" MASKKIT_SERIAL="$top/build-serial/maskkit" MPIRUN="$(command -v mpirun)" \
+		SRCDIR="$top" PYTHON=/usr/bin/python3 MASKKIT_REQUIRE_ALL=1 sh "$top/tests/mpi/run.sh"
 	MASKKIT_REQUIRE_ALL=1 report_check
 	# one closing line for both runs (each automake test is a whole suite)
 	awk '/^# PASS:/ {p += $3} /^# FAIL:/ {f += $3} /^# ERROR:/ {f += $3}

@@ -393,7 +393,8 @@ int mk_attn_summary_dataset(mk_dataset *d, uint64_t max_memory, mk_progress_fn p
 	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
 		ret = mk_par_ordered(in->samples * in->layers, attn_part_bytes(in->heads, j.a->width),
 				     attn_work, attn_idle, attn_fold, &j);
-	if (ret == MK_OK)
+	/* the sums are complete on rank 0 only */
+	if (ret == MK_OK && mk_par_rank() == 0)
 		ret = mk_attn_acc_finish(j.a, out);
 	mk_attn_acc_free(j.a);
 	return ret;

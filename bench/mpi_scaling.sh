@@ -7,6 +7,8 @@
 # cache), median wall time, throughput in MB/s of the file's data and the
 # ratio to 1 rank.  Ranks on one machine share its cores (each takes its
 # share of OpenMP threads); the OMP_NUM_THREADS=1 rows show the ranks alone.
+# Ranks are not bound to cores (--bind-to none): Open MPI would bind one
+# rank to one core, leaving the other cores of a 1-rank run idle.
 : "${MASKKIT:=./maskkit}" "${PYTHON:=/usr/bin/python3}" "${MPIRUN:=mpirun}"
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
@@ -31,6 +33,7 @@ PY
 bytes=$((512 * 4 * 8 * 256 * 256 * 4))
 echo "data: $bytes bytes; $(nproc) CPUs"
 status=0
+mpirun="$MPIRUN --bind-to none --oversubscribe"
 
 # time LABEL OUT CMD...: warm-up, then 3 timed runs; prints the median
 timed() {
@@ -56,10 +59,10 @@ for cmd in "measure --threshold 0.004 --json" "attn-stats --json"; do
 		t=""
 		[ "$threads" = 1 ] && t="env OMP_NUM_THREADS=1"
 		base=""
-		timed "1 rank" "$dir/out1" $t "$MPIRUN" -n 1 "$MASKKIT" $cmd "$file"
-		timed "2 ranks" "$dir/out2" $t "$MPIRUN" -n 2 --oversubscribe "$MASKKIT" $cmd "$file"
-		timed "4 ranks" "$dir/out4" $t "$MPIRUN" -n 4 --oversubscribe "$MASKKIT" $cmd "$file"
-		timed "2 ranks, collective MPI-IO" "$dir/outc" $t "$MPIRUN" -n 2 --oversubscribe \
+		timed "1 rank" "$dir/out1" $t $mpirun -n 1 "$MASKKIT" $cmd "$file"
+		timed "2 ranks" "$dir/out2" $t $mpirun -n 2 "$MASKKIT" $cmd "$file"
+		timed "4 ranks" "$dir/out4" $t $mpirun -n 4 "$MASKKIT" $cmd "$file"
+		timed "2 ranks, collective MPI-IO" "$dir/outc" $t $mpirun -n 2 \
 			"$MASKKIT" $cmd "$file" --mpi-io collective
 		[ "$threads" = all ] && timed "no mpirun" "$dir/out0" $t "$MASKKIT" $cmd "$file"
 		if [ "$threads" = all ] && [ -n "${MASKKIT_SERIAL:-}" ]; then

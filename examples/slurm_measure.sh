@@ -24,7 +24,8 @@ SWEEP_ARGS=${SWEEP_ARGS-"--backend auto --n 4096 --dtype bf16 --reps 20"}
 if [ -n "${SLURM_JOB_ID:-}" ]; then
 	# OpenMP threads per rank: the cores SLURM gave each task
 	export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}
-	launch() { srun --mpi=pmix "$@"; }    # or: mpirun "$@" (Open MPI reads the allocation)
+	# srun does not pass --cpus-per-task on from sbatch (Slurm >= 22.05): given again
+	launch() { srun --mpi=pmix -c "${SLURM_CPUS_PER_TASK:-1}" "$@"; }  # or: mpirun "$@"
 else
 	launch() { mpirun -n "${NP:-2}" --oversubscribe "$@"; }
 fi

@@ -405,7 +405,9 @@ int cli_data_measure(const cli_data_opts *o, const cli_mask_opts *m, bool json, 
 			return MK_EXIT_OK;
 		ret = data_patterns(arg, o, m, &r, &src);
 	}
-	mk_par_done();
+	/* a failure not agreed on keeps the job's abort armed (mk_par_end) */
+	if (ret == MK_OK)
+		mk_par_done();
 	if (ret == MK_OK && mk_par_rank() == 0)
 		ret = data_emit(&r, &src, o, json);
 	mk_ds_measure_free(&r);

@@ -441,6 +441,23 @@ static int sweep_exec(sweep_cli *c)
 	return MK_EXIT_OK;
 }
 
+/* Every row of the output names one backend: ranks that chose another one
+ * (auto on a node without a GPU) stop the sweep.  Ranks sharing a GPU
+ * disturb each other's timings: rank 0 says so for its node. */
+static int sweep_same_backend(const sweep_cli *c)
+{
+	char name[32] = {0};
+	int devices = mk_attn_devices(c->s.backend);
+
+	snprintf(name, sizeof name, "%s", c->s.backend->name);
+	if (mk_par_size() > 1 && strcmp(name, "cpu") && mk_par_local_size() > devices &&
+	    !c->device_given)
+		fprintf(stderr, "maskkit: warning: %d ranks on %s share its %d %s device%s; their "
+			"timings disturb each other\n", mk_par_local_size(), mk_par_host(), devices,
+			name, devices == 1 ? "" : "s");
+	return mk_par_same(name, sizeof name, "the backend (give --backend)");
+}
+
 static int sweep_main(int argc, char **argv)
 {
 	sweep_cli c = {.backend = "auto", .patterns_arg = SWEEP_DEFAULT_PATTERNS,
@@ -457,6 +474,7 @@ static int sweep_main(int argc, char **argv)
 	if ((ret = cli_par_parsed(sweep_parse(argc, argv, &c))) >= 0)
 		goto out;
 	if ((ret = mk_par_agree(sweep_validate(&c, &kbuf, &nbuf), NULL)) ||
+	    (ret = sweep_same_backend(&c)) ||
 	    (ret = cli_root_check_output_dir(c.plot)) ||
 	    (ret = cli_root_check_output_dir(c.m.out))) {
 		ret = cli_fail(ret);

@@ -11,6 +11,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "h5util.h"
 
 #define DS_MAX_RANK 5
@@ -322,20 +325,38 @@ static int ds_buffers(mk_dataset *d, uint64_t cells)
 	return MK_OK;
 }
 
-/* FNV-1a over what the ranks must agree on: the shape, type and lengths. */
+static uint64_t ds_fnv(uint64_t h, const void *data, size_t bytes)
+{
+	const unsigned char *p = data;
+
+	for (size_t k = 0; k < bytes; k++)
+		h = (h ^ p[k]) * 1099511628211ull;
+	return h;
+}
+
+/* What the ranks must agree on: the shape, type and lengths, and the file
+ * as this rank's node sees it (its size and first 64 KiB, where HDF5 keeps
+ * its superblock and root metadata).  MPI-IO takes the file's size from
+ * one rank, so a shorter copy on another node would read as zeros. */
 static uint64_t ds_digest(const mk_dataset *d)
 {
 	const mk_dataset_info *in = &d->info;
-	int64_t shape[5] = {in->samples, in->layers, in->heads, in->n, in->is_float};
-	uint64_t h = 1469598103934665603ull;
-	const unsigned char *p = (const unsigned char *)shape;
+	int64_t shape[6] = {in->samples, in->layers, in->heads, in->n, in->is_float, -1};
+	unsigned char head[65536];
+	struct stat st;
+	ssize_t got = -1;
+	int fd = open(d->path, O_RDONLY);
+	uint64_t h;
 
-	for (size_t k = 0; k < sizeof shape; k++)
-		h = (h ^ p[k]) * 1099511628211ull;
-	p = (const unsigned char *)d->lengths;
-	for (size_t k = 0; d->lengths && k < (size_t)in->samples * sizeof *d->lengths; k++)
-		h = (h ^ p[k]) * 1099511628211ull;
-	return h;
+	if (stat(d->path, &st) == 0)
+		shape[5] = (int64_t)st.st_size;
+	if (fd >= 0) {
+		got = pread(fd, head, sizeof head, 0);
+		close(fd);
+	}
+	h = ds_fnv(1469598103934665603ull, shape, sizeof shape);
+	h = ds_fnv(h, head, got > 0 ? (size_t)got : 0);
+	return d->lengths ? ds_fnv(h, d->lengths, (size_t)in->samples * sizeof *d->lengths) : h;
 }
 
 /* After a parallel open: the ranks agree on success (so that all close the
@@ -346,7 +367,13 @@ static int ds_parallel(mk_dataset *d, const mk_dataset_opts *o, int ret)
 
 	if ((ret = mk_par_agree(ret, NULL)))
 		return ret;
-	if ((ret = mk_par_same(&digest, sizeof digest, "the data's shape, type or lengths")))
+	if ((ret = mk_par_same(&digest, sizeof digest, "the file (its size, metadata, shape or "
+			       "lengths)")))
+		return ret;
+	/* allocated here, where a failure is agreed: a collective read must not
+	 * be left by one rank */
+	ret = ds_buffers(d, (uint64_t)d->info.heads * (uint64_t)d->info.n * (uint64_t)d->info.n);
+	if ((ret = mk_par_agree(ret, NULL)))
 		return ret;
 #ifdef H5_HAVE_PARALLEL
 	if (o->collective) {
@@ -393,7 +420,7 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 		ret = ds_lengths(d, o->lengths);
 	if (ret == MK_OK)
 		ret = ds_sizes(d, o->max_memory);
-	if (o->parallel && mk_par_size() > 1 && d->file >= 0)
+	if (o->parallel && mk_par_size() > 1)
 		ret = ds_parallel(d, o, ret);
 	if (ret) {
 		mk_dataset_close(d);
@@ -474,6 +501,19 @@ static int ds_check_floats(const mk_dataset *d, mk_dataset_block *b)
 	return MK_OK;
 }
 
+/* A read that fails before its H5Dread still takes part in a collective
+ * one, so that the other ranks are not left inside it. */
+static int ds_read_failed(mk_dataset *d, int ret)
+{
+	if (d->dxpl != H5P_DEFAULT) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s", mk_error());
+		mk_dataset_read_none(d);
+		mk_error_set(ret, "%s", msg);
+	}
+	return ret;
+}
+
 int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_block *out)
 {
 	const mk_dataset_info *in = &d->info;
@@ -484,10 +524,10 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 	int ret;
 
 	if (sample < 0 || sample >= in->samples || layer < 0 || layer >= in->layers)
-		return mk_error_set(MK_EINVAL, "block (sample %" PRId64 ", layer %" PRId64 ") is "
-				    "outside the data", sample, layer);
+		return ds_read_failed(d, mk_error_set(MK_EINVAL, "block (sample %" PRId64 ", layer %"
+						      PRId64 ") is outside the data", sample, layer));
 	if ((ret = ds_buffers(d, cells)))
-		return ret;
+		return ds_read_failed(d, ret);
 	for (int k = 0; k < in->rank; k++)
 		count[k] = k < in->rank - 2 ? 1 : (hsize_t)in->n;
 	if (d->axis_s >= 0)
@@ -503,6 +543,8 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 	if (fspace >= 0 && mspace >= 0 &&
 	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
 		st = H5Dread(d->dset, d->mtype, mspace, fspace, d->dxpl, d->raw);
+	else
+		ds_read_failed(d, MK_OK);
 	if (mspace >= 0)
 		H5Sclose(mspace);
 	if (fspace >= 0)

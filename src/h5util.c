@@ -83,10 +83,11 @@ int mk_h5_open_par(const char *path, hid_t *file)
 	(void)fapl;
 	*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 #endif
-	if (*file < 0)
-		return mk_error_set(MK_EFORMAT, "'%s': HDF5 cannot open the file with MPI-IO (truncated "
-				    "or damaged?)", path);
-	return MK_OK;
+	ret = *file < 0 ? mk_error_set(MK_EFORMAT, "'%s': HDF5 cannot open the file with MPI-IO "
+				       "(truncated or damaged?)", path) : MK_OK;
+	/* a rank that opened it while another could not keeps its handle: closing
+	 * is collective and the others would not take part */
+	return mk_par_agree(ret, NULL);
 }
 
 /* ---- listing datasets ---------------------------------------------------- */

@@ -44,6 +44,8 @@ static int mk_main_run(int argc, char **argv)
 		/* under mpirun, commands that do not share their work run once */
 		if (!mk_commands[k]->parallel && mk_par_rank() != 0)
 			return MK_EXIT_OK;
+		if (mk_commands[k]->parallel)
+			mk_par_share_cpus();
 		return cli_finish(mk_commands[k]->run(argc - 1, argv + 1));
 	}
 	fprintf(stderr, "maskkit: unknown command '%s' (see 'maskkit --help')\n", argv[1]);

@@ -132,7 +132,10 @@ typedef struct mk_ds_measure {
 } mk_ds_measure;
 
 /* Measures every block of d under rule k (masks: MK_KEEP_NONZERO only);
- * progress is called with (samples done, samples). */
+ * progress is called with (samples done, samples).  Under MPI (d opened with
+ * `parallel`) collective: the ranks share the blocks and rank 0 adds their
+ * counts in block order, so its result is the same for any number of ranks
+ * (the other ranks' is incomplete). */
 int mk_dataset_measure(mk_dataset *d, const mk_keep *k, mk_progress_fn progress, void *parg,
 		       mk_ds_measure *out);
 /* Eq. 9 for patterns: exprs[l * heads + a] is the text of layer l, head a's
@@ -276,7 +279,10 @@ void mk_attn_acc_free(mk_attn_acc *acc);
 void mk_attn_summary_release(mk_attn_summary *r);
 /* Reads every block of d (float data only, else MK_EINVAL naming the file,
  * the dataset and its type) into a fresh accumulator and finishes it;
- * progress gets (samples done, samples). */
+ * progress gets (samples done, samples).  Each block is summed from zero and
+ * then added, in block order, so that under MPI (d opened with `parallel`:
+ * collective, the blocks shared by the ranks) rank 0 gets the same sums for
+ * any number of ranks; the other ranks get an empty summary. */
 int mk_attn_summary_dataset(mk_dataset *d, uint64_t max_memory, mk_progress_fn progress,
 			    void *parg, mk_attn_summary *out);
 

@@ -12,7 +12,9 @@
 
 /* Starts MPI when the environment says a launcher started this process
  * (OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_SIZE; MASKKIT_MPI=0 never, =1
- * always).  MK_EINTERNAL when MPI fails to start. */
+ * always: a maskkit started by a program that itself runs under mpirun
+ * inherits the launcher's variables).  MK_EINTERNAL when MPI fails to
+ * start. */
 int mk_par_init(int *argc, char ***argv);
 /* Ends MPI.  A failing rank (code != 0) whose failure the ranks have not
  * agreed on (mk_par_agree) after it took part in collective work, and
@@ -20,6 +22,11 @@ int mk_par_init(int *argc, char ***argv);
  * ever; message is written to err_fd first.  Returns the exit code. */
 int mk_par_end(int code, const char *message, int err_fd);
 bool mk_par_built(void);  /* MPI compiled in */
+/* Ranks on one node that were not bound to cores of their own split the
+ * node's CPUs for OpenMP (unless OMP_NUM_THREADS is set); called by the
+ * commands whose work the ranks share. */
+void mk_par_share_cpus(void);
+int mk_par_local_size(void); /* ranks on this host */
 int mk_par_rank(void);    /* 0 without MPI */
 int mk_par_size(void);    /* 1 without MPI */
 int mk_par_local_rank(void); /* among the ranks on this host: picks the GPU */

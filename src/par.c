@@ -74,6 +74,7 @@ static int par_serial(int64_t count, size_t bytes, mk_par_work_fn work, mk_par_f
 #if HAVE_MPI
 
 static bool par_on, par_agreed;
+static int par_local_size = 1;
 
 /* This rank's message, prefixed with where it failed when it is not rank 0
  * (rank 0's own failures read as they do without MPI). */
@@ -108,11 +109,14 @@ static void par_threads(int local_size)
 	cpu_set_t set;
 	int cpus;
 
-	if (getenv("OMP_NUM_THREADS") || sched_getaffinity(0, sizeof set, &set) != 0)
+	if (local_size < 2 || getenv("OMP_NUM_THREADS") ||
+	    sched_getaffinity(0, sizeof set, &set) != 0)
 		return;
 	cpus = CPU_COUNT(&set);
-	if (local_size > 1)
-		omp_set_num_threads(cpus >= local_size ? cpus / local_size : 1);
+	/* a rank bound to its own cores keeps them */
+	if (cpus < sysconf(_SC_NPROCESSORS_ONLN))
+		return;
+	omp_set_num_threads(cpus >= local_size ? cpus / local_size : 1);
 #else
 	(void)local_size;
 #endif
@@ -138,8 +142,19 @@ int mk_par_init(int *argc, char ***argv)
 		MPI_Comm_size(node, &local_size);
 		MPI_Comm_free(&node);
 	}
-	par_threads(local_size);
+	par_local_size = local_size;
 	return MK_OK;
+}
+
+void mk_par_share_cpus(void)
+{
+	if (par_on)
+		par_threads(par_local_size);
+}
+
+int mk_par_local_size(void)
+{
+	return par_local_size;
 }
 
 int mk_par_end(int code, const char *message, int err_fd)
@@ -147,8 +162,11 @@ int mk_par_end(int code, const char *message, int err_fd)
 	if (!par_on)
 		return code;
 	if (code != 0 && par_pending && !par_agreed && par_size_ > 1) {
-		dprintf(err_fd, "maskkit: rank %d of %d (%s): %s (stopping every rank)\n", par_rank_,
-			par_size_, mk_par_host(), message && *message ? message : "failed");
+		/* rank 0 has told its failure already */
+		if (par_rank_ != 0)
+			dprintf(err_fd, "maskkit: rank %d of %d (%s): %s (stopping every rank)\n",
+				par_rank_, par_size_, mk_par_host(),
+				message && *message ? message : "failed");
 		MPI_Abort(MPI_COMM_WORLD, code > 0 ? code : 1);
 	}
 	MPI_Finalize();
@@ -319,6 +337,10 @@ int mk_par_init(int *argc, char ***argv)
 	mk_par_host();
 	return MK_OK;
 }
+
+void mk_par_share_cpus(void) {}
+
+int mk_par_local_size(void) { return 1; }
 
 int mk_par_end(int code, const char *message, int err_fd)
 {
