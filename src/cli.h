@@ -139,6 +139,7 @@ typedef struct cli_data_opts {
 	bool any;     /* a data-set option was given */
 	bool csv;
 	bool collective; /* --mpi-io collective */
+	bool mpi_io_given;
 } cli_data_opts;
 /* 1 when opt is one of CLI_DATA_LONGOPTS (handled), 0 when not, or a
  * negative status. */

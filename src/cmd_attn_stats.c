@@ -389,7 +389,7 @@ static int as_run(int argc, char **argv)
 	o.d.parallel = true;
 	if ((ret = mk_dataset_open(argv[optind], &o.d, &d)) ||
 	    (ret = mk_attn_summary_dataset(d, o.m.bind.max_memory,
-					   o.m.progress && isatty(2) ? as_progress : NULL, NULL, &r)))
+					   o.m.progress && (isatty(2) || mk_par_size() > 1) ? as_progress : NULL, NULL, &r)))
 		goto out;
 	src = (as_source){.in = mk_dataset_get_info(d), .lengths = mk_dataset_lengths(d)};
 	src.k = o.max_offset ? o.max_offset : AS_DEFAULT_MAX_OFFSET;
@@ -453,7 +453,8 @@ const struct mk_cmd mk_cmd_attn_stats = {
 "      --max-offset K     offsets shown in --json, --profile-csv and --plot\n"
 "                         (default 32, at most N - 1)\n"
 "      --max-memory S     limit for one block and the sums (default 4G)\n"
-"      --progress         report progress on stderr (when it is a terminal)\n"
+"      --progress         report progress on stderr (when it is a terminal, or\n"
+"                         under mpirun)\n"
 "      --mpi-io MODE      under mpirun: independent (default) or collective reads\n"
 "  -h, --help             this help\n"
 "\n"

@@ -166,6 +166,8 @@ static int measure_run(int argc, char **argv)
 	mk_par_done();
 	if (mk_par_rank() != 0)
 		return MK_EXIT_OK;
+	if (o.data.mpi_io_given)
+		return cli_usage(&mk_cmd_measure, "--mpi-io is for data sets (FILE.h5)");
 	if (o.json && argc - optind > 1)
 		all = cJSON_CreateArray();
 	for (int k = optind; k < argc && code == MK_EXIT_OK; k++) {
@@ -251,7 +253,8 @@ const struct mk_cmd mk_cmd_measure = {
 "      --tile B         tile size; repeatable (default: 64 and 128)\n"
 "      --json           machine-readable output (an array for several MASKs)\n"
 "      --max-memory S   limit for materialised data (default 4G)\n"
-"      --progress       report progress on stderr\n"
+"      --progress       report progress on stderr (data sets: when it is a\n"
+"                       terminal, or under mpirun)\n"
 "  -h, --help           this help\n"
 "data options:\n"
 "      --dataset PATH   the data's path in DATA.h5\n"

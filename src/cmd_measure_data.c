@@ -49,7 +49,10 @@ int cli_data_option(int opt, const char *arg, cli_data_opts *o)
 	case CLI_OPT_PNG: o->png = arg; break;
 	case CLI_OPT_HEADS: o->heads_file = arg; break;
 	case CLI_OPT_CSV: o->csv = true; break;
-	case CLI_OPT_MPIIO: ret = cli_mpi_io(arg, &o->collective); break;
+	case CLI_OPT_MPIIO: /* not a data-set option of its own: patterns refuse it */
+		o->mpi_io_given = true;
+		ret = cli_mpi_io(arg, &o->collective);
+		return ret ? ret : 1;
 	case CLI_OPT_THRESHOLD:
 	case CLI_OPT_TOPP:
 		if (o->keep.rule != MK_KEEP_NONZERO)
@@ -143,7 +146,8 @@ int cli_data_choose(const char *arg, const cli_data_opts *o, bool *data)
 		return ret;
 	*data = cli_data_mode(arg, o);
 	mode = *data;
-	return mk_par_same(&mode, sizeof mode, "whether the operand is a data set");
+	return mk_par_same(&mode, sizeof mode, "whether the operand is a data set differs from "
+			   "rank 0's (every node must see the same files)");
 }
 
 /* ---- measuring ------------------------------------------------------------- */
@@ -201,7 +205,7 @@ static int data_file(const char *path, const cli_data_opts *o, const cli_mask_op
 	data_rule_text(&o->keep, src);
 	src->no_toeplitz = o->keep.rule == MK_KEEP_TOP_P;
 	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
-		ret = mk_dataset_measure(d, &o->keep, m->progress && isatty(2) ? data_progress : NULL,
+		ret = mk_dataset_measure(d, &o->keep, m->progress && (isatty(2) || mk_par_size() > 1) ? data_progress : NULL,
 					 NULL, r);
 	mk_dataset_close(d);
 	return ret;
@@ -215,9 +219,9 @@ static int data_patterns(const char *expr, const cli_data_opts *o, const cli_mas
 	int64_t layers = 0, heads = 1, *len = NULL, count = 0, fixed = m->bind.n;
 	int ret = MK_OK;
 
-	if (o->keep.rule != MK_KEEP_NONZERO || o->dataset || o->axes)
-		return mk_error_set(MK_EINVAL, "--threshold, --top-p, --dataset and --axes are for data "
-				    "files (FILE.h5), not patterns");
+	if (o->keep.rule != MK_KEEP_NONZERO || o->dataset || o->axes || o->mpi_io_given)
+		return mk_error_set(MK_EINVAL, "--threshold, --top-p, --dataset, --axes and --mpi-io are "
+				    "for data files (FILE.h5), not patterns");
 	if (o->heads_file)
 		ret = cli_heads_file(o->heads_file, &exprs, &layers, &heads);
 	if (ret == MK_OK && o->lengths)

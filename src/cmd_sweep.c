@@ -455,7 +455,7 @@ static int sweep_same_backend(const sweep_cli *c)
 		fprintf(stderr, "maskkit: warning: %d ranks on %s share its %d %s device%s; their "
 			"timings disturb each other\n", mk_par_local_size(), mk_par_host(), devices,
 			name, devices == 1 ? "" : "s");
-	return mk_par_same(name, sizeof name, "the backend (give --backend)");
+	return mk_par_same(name, sizeof name, "the backend differs from rank 0's (give --backend)");
 }
 
 static int sweep_main(int argc, char **argv)
@@ -555,7 +555,8 @@ const struct mk_cmd mk_cmd_sweep = {
 "Under mpirun/srun (a build with MPI) the ranks share the (pattern, sparsity)\n"
 "grid, each timing dense on its own device (GPU: the rank on its node modulo\n"
 "the node's GPUs, unless --device); rank 0 writes every row, in the usual\n"
-"order, with two more CSV columns, host and device (JSON: fields).\n"
+"order, with two more CSV columns, host and device (JSON: fields); progress\n"
+"counts rank 0's share.\n"
 "\n"
 "exit status: 0 success, 2 bad input, 1 internal or system error (a failed check).\n",
 };

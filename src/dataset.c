@@ -364,11 +364,13 @@ static uint64_t ds_digest(const mk_dataset *d)
 static int ds_parallel(mk_dataset *d, const mk_dataset_opts *o, int ret)
 {
 	uint64_t digest = ret ? 0 : ds_digest(d);
+	char msg[1200];
 
 	if ((ret = mk_par_agree(ret, NULL)))
 		return ret;
-	if ((ret = mk_par_same(&digest, sizeof digest, "the file (its size, metadata, shape or "
-			       "lengths)")))
+	snprintf(msg, sizeof msg, "'%s' differs from rank 0's copy (in size, first 64 KiB, shape "
+		 "or lengths): every node must see the same file", d->path);
+	if ((ret = mk_par_same(&digest, sizeof digest, msg)))
 		return ret;
 	/* allocated here, where a failure is agreed: a collective read must not
 	 * be left by one rank */

@@ -24,6 +24,30 @@ static void mk_main_usage(FILE *f)
 		   "prints the version.\n");
 }
 
+/* Under MPI every rank must run the same command with the same arguments:
+ * ranks in different collectives would wait for each other for ever, and
+ * ranks with different options would mix their results. */
+static bool mk_main_same_command(int argc, char **argv)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	if (mk_par_size() == 1)
+		return false;
+	for (int k = 1; k < argc; k++)
+		for (const char *c = argv[k];; c++) {
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+			if (!*c)
+				break;
+		}
+	if (mk_par_same(&h, sizeof h, "its command line differs from rank 0's (every rank must "
+			"run the same maskkit command)")) {
+		fprintf(stderr, "maskkit: %s\n", mk_error());
+		return true;
+	}
+	mk_par_done();
+	return false;
+}
+
 static int mk_main_run(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -38,6 +62,8 @@ static int mk_main_run(int argc, char **argv)
 		printf("maskkit %s\n", mk_version());
 		return cli_finish(MK_EXIT_OK);
 	}
+	if (mk_main_same_command(argc, argv))
+		return MK_EXIT_USER;
 	for (size_t k = 0; k < MK_NCOMMANDS; k++) {
 		if (strcmp(argv[1], mk_commands[k]->name))
 			continue;
@@ -74,9 +100,12 @@ int main(int argc, char **argv)
 {
 	int err_fd = STDERR_FILENO, code;
 
-	if (mk_par_init(&argc, &argv)) {
-		fprintf(stderr, "maskkit: %s\n", mk_error());
-		return MK_EXIT_INTERNAL;
+	int ret = mk_par_init(&argc, &argv);
+
+	if (ret) {
+		if (*mk_error())
+			fprintf(stderr, "maskkit: %s\n", mk_error());
+		return mk_status_is_user(ret) ? MK_EXIT_USER : MK_EXIT_INTERNAL;
 	}
 	mk_main_quiet_ranks(&err_fd);
 	code = mk_main_run(argc, argv);

@@ -42,8 +42,8 @@ void mk_par_done(void);
 int mk_par_agree(int status, int *failed_rank);
 
 /* Collective: MK_EINVAL on every rank when some rank's bytes differ from
- * rank 0's ("rank R of P (HOST): <what> differs from rank 0's"). */
-int mk_par_same(const void *buf, size_t bytes, const char *what);
+ * rank 0's, with `message` ("rank R of P (HOST): " in front). */
+int mk_par_same(const void *buf, size_t bytes, const char *message);
 
 /* Items 0..count-1 dealt round-robin to the ranks, a round of one item per
  * rank at a time: work(item, buf, arg) fills `bytes` bytes on the item's

@@ -197,7 +197,7 @@ int mk_par_agree(int status, int *failed_rank)
 	return mk_error_set(h.status, "%s", h.msg);
 }
 
-int mk_par_same(const void *buf, size_t bytes, const char *what)
+int mk_par_same(const void *buf, size_t bytes, const char *message)
 {
 	unsigned char *ref = NULL;
 	int ret = MK_OK;
@@ -212,7 +212,7 @@ int mk_par_same(const void *buf, size_t bytes, const char *what)
 		memcpy(ref, buf, bytes);
 	MPI_Bcast(ref, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
 	if (memcmp(ref, buf, bytes))
-		ret = mk_error_set(MK_EINVAL, "%s differs from rank 0's", what);
+		ret = mk_error_set(MK_EINVAL, "%s", message);
 	ret = mk_par_agree(ret, NULL);
 out:
 	free(ref);
@@ -330,11 +330,37 @@ out:
 
 #else /* !HAVE_MPI */
 
+static long par_env_rank(void)
+{
+	const char *r = getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK")
+		      : getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("PMIX_RANK");
+	return r ? strtol(r, NULL, 10) : 0;
+}
+
+/* A launcher's ranks would each run the whole command, printing and
+ * writing the same outputs at once: refused, unless MASKKIT_MPI=0 asks for
+ * independent copies. */
 int mk_par_init(int *argc, char ***argv)
 {
+	const char *force = getenv("MASKKIT_MPI");
+	const char *n = getenv("OMPI_COMM_WORLD_SIZE") ? getenv("OMPI_COMM_WORLD_SIZE")
+		      : getenv("PMI_SIZE");
+
 	(void)argc;
 	(void)argv;
 	mk_par_host();
+	if (force && !strcmp(force, "0"))
+		return MK_OK;
+	if (n && strtol(n, NULL, 10) > 1 && par_env_rank() > 0)
+		return mk_error_set(MK_EINVAL, "%s", ""); /* rank 0 says why */
+	if (n && strtol(n, NULL, 10) > 1)
+		return mk_error_set(MK_EINVAL, "started by an MPI launcher with %s ranks, but this "
+				    "maskkit was built without MPI: each rank would run the whole "
+				    "command (configure --with-mpi; MASKKIT_MPI=0 runs independent "
+				    "copies)", n);
+	if (force && *force)
+		return mk_error_set(MK_EINVAL, "MASKKIT_MPI=%s, but this maskkit was built without MPI "
+				    "(configure --with-mpi)", force);
 	return MK_OK;
 }
 
@@ -356,11 +382,11 @@ int mk_par_agree(int status, int *failed_rank)
 	return status;
 }
 
-int mk_par_same(const void *buf, size_t bytes, const char *what)
+int mk_par_same(const void *buf, size_t bytes, const char *message)
 {
 	(void)buf;
 	(void)bytes;
-	(void)what;
+	(void)message;
 	return MK_OK;
 }
 

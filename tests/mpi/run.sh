@@ -147,16 +147,37 @@ head -c $(($(wc -c <masks.h5) - 4000)) masks.h5 >r1/data.h5
 fails short_copy "^maskkit: rank 1 of 2 (" 2 sh -c "cd r$rank && exec \"\$0\" measure data.h5" "$MASKKIT"
 cp probs.h5 r1/data.h5
 fails other_data "no dataset" 2 sh -c "cd r$rank && exec \"\$0\" measure data.h5 --dataset masks" "$MASKKIT"
-fails bad_option "^maskkit: rank 1 of 2 (.*): measure: unknown option '--bogus'" 2 \
+# every rank must run the same command line: else they would wait in
+# different collectives for ever, or mix results of different options
+differs="^maskkit: rank 1 of 2 (.*): its command line differs from rank 0's"
+fails bad_option "$differs" 2 \
 	sh -c "[ $rank = 1 ] && set -- --bogus; exec \"$MASKKIT\" measure masks.h5 \"\$@\""
+fails other_threshold "$differs" 2 \
+	sh -c "t=0.01; [ $rank = 1 ] && t=0.5; exec \"$MASKKIT\" measure probs.h5 --threshold \$t"
+fails other_command "$differs" 2 \
+	sh -c "c=measure; [ $rank = 1 ] && c=attn-stats; exec \"$MASKKIT\" \$c probs.h5 --threshold 0.1"
+fails other_command_alone "$differs" 2 \
+	sh -c "[ $rank = 1 ] && exec \"$MASKKIT\" gen local1 --n 8; exec \"$MASKKIT\" measure masks.h5"
 fails bad_option_all "^maskkit: measure: unknown option '--bogus'" 2 "$MASKKIT" measure masks.h5 --bogus
-fails sweep_dtype "^maskkit: rank 1 of 2 (.*): --dtype bf16: the cpu backend" 2 \
-	sh -c "[ $rank = 1 ] && set -- --dtype bf16; exec \"$MASKKIT\" $sw \"\$@\""
+fails sweep_dtype "^maskkit: --dtype bf16: the cpu backend" 2 "$MASKKIT" $sw --dtype bf16
 for np in $nps; do
 	fails "badslab$np" "'badslab.h5': cannot read sample 9, layer 1 of dataset '/masks'" "$np" \
 		"$MASKKIT" measure badslab.h5
 done
 fails badslab_collective "cannot read sample 9, layer 1" 3 "$MASKKIT" measure badslab.h5 --mpi-io collective
+# progress under mpirun (stderr is a pipe there), from rank 0
+if mpi 2 "$MASKKIT" measure masks.h5 --progress >/dev/null 2>progress.err &&
+   grep -q '23/23 samples (100%)' progress.err; then ok; else
+	bad "--progress under mpirun: $(head -c 200 progress.err)"
+fi
+# a build without MPI refuses to run as several ranks (each would do it all)
+if [ -n "${MASKKIT_SERIAL:-}" ]; then
+	fails serial_build "^maskkit: started by an MPI launcher with 2 ranks, but this maskkit was built without MPI" 2 \
+		"$MASKKIT_SERIAL" measure masks.h5
+	MASKKIT_MPI=0 mpi 2 "$MASKKIT_SERIAL" measure masks.h5 >copies 2>/dev/null &&
+		[ "$(grep -c '^sparsity' copies)" = 2 ] && ok || bad "MASKKIT_MPI=0: not 2 independent copies"
+fi
+
 # a failure leaves an existing output as it was
 printf 'sentinel\n' >keep.png
 fails badslab_png "cannot read sample 9" 2 "$MASKKIT" measure badslab.h5 --png keep.png

@@ -1,0 +1,1 @@
+"$MASKKIT" attn-stats any.h5 --mpi-io fast

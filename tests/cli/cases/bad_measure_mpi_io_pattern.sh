@@ -1,0 +1,1 @@
+"$MASKKIT" measure local2 --n 64 --mpi-io collective
