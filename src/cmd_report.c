@@ -169,7 +169,7 @@ static int rp_make_dirs(report *r, const char *out)
 		return mk_error_set(MK_EINVAL, "--out '%s' is a file, not a directory", out);
 	if (strlen(out) >= sizeof path - 16)
 		return mk_error_set(MK_EINVAL, "--out '%s': path too long", out);
-	strcpy(path, out);
+	snprintf(path, sizeof path, "%s", out);
 	for (char *p = path + 1; *p; p++)
 		if (*p == '/') {
 			*p = '\0';

@@ -148,8 +148,10 @@ static void rp_mask_grid(report *r, const char *id, const char *title, int n,
 	ic = rp_promise(r, csv);
 	ret = rp_measure(r, n, exprs, count, &json, &cmds, reason, sizeof reason);
 	cells = calloc((size_t)count * (size_t)n * (size_t)n, sizeof *cells);
-	if (!ret && !cells)
-		ret = mk_error_set(MK_ENOMEM, "%s", strcpy(reason, "out of memory"));
+	if (!ret && !cells) {
+		snprintf(reason, sizeof reason, "out of memory");
+		ret = mk_error_set(MK_ENOMEM, "%s", reason);
+	}
 	for (int k = 0; !ret && k < count; k++)
 		ret = rp_gen_cells(r, exprs[k], n, cells + (size_t)k * (size_t)n * (size_t)n, &cmds,
 				   reason, sizeof reason);

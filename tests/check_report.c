@@ -15,7 +15,7 @@ static char path[4200];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/check_report.XXXXXX");
+	snprintf(dir, sizeof dir, "/tmp/check_report.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/s.csv", dir);
 	unsetenv("MASKKIT_TEMPLATES");
