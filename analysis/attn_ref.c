@@ -180,6 +180,7 @@ int mk_attn_reference(const mk_norm *norm, const mk_attn_shape *s, const float *
 {
 	size_t slice = (size_t)s->n * (size_t)s->d;
 	double *scratch;
+	int ret;
 
 	if (s->batch < 1 || s->heads < 1 || s->n < 1 || s->d < 1)
 		return mk_error_set(MK_EINVAL, "reference: the shape must be positive");
@@ -190,6 +191,10 @@ int mk_attn_reference(const mk_norm *norm, const mk_attn_shape *s, const float *
 		if (rows[r] < 0 || rows[r] >= s->n)
 			return mk_error_set(MK_EINVAL, "reference: row %lld is outside 0..%lld",
 					    (long long)rows[r], (long long)s->n - 1);
+	/* double would compute these scores, but the engine refuses them: a
+	 * reference for inputs no kernel takes would only hide the refusal */
+	if ((ret = mk_attn_check_scores(s, q, k)))
+		return ret;
 	scratch = malloc(((size_t)s->n * 4 + (size_t)s->d) * sizeof *scratch);
 	if (!scratch)
 		return mk_error_set(MK_ENOMEM, "out of memory for the reference");

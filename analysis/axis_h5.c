@@ -154,8 +154,54 @@ static int axis_shape(axis_src *s)
 	if ((ret = mk_mul_u64((uint64_t)s->layers, (uint64_t)s->heads, &blocks)))
 		return ret;
 	s->blocks = (int64_t)blocks;
-	for (int k = 0; k < 2 && ret == MK_OK; k++)
-		ret = mk_h5_check_layout(s->ind[k].dset, s->path, s->ind[k].name, s->rank, s->dims);
+	return MK_OK;
+}
+
+/* Everything reading the indicators keeps, against the limit before
+ * anything is allocated or read (a 1 KB file may declare 2^30 samples):
+ * one sample's raw and 0/1 indicators and bit rows (axis_buffers), the
+ * local pattern per length, per sample its length (and its results with
+ * by_sample), per layer and per block the results and one sample's counts
+ * (axis.c). */
+static int axis_memory(axis_src *s)
+{
+	uint64_t limit = s->o->max_memory ? s->o->max_memory : MK_DEFAULT_MAX_MEMORY;
+	uint64_t n = (uint64_t)s->n, blocks = (uint64_t)s->blocks, samples = (uint64_t)s->samples;
+	uint64_t words = mk_words(s->n), per_sample = sizeof(int64_t), bytes;
+	char what[MK_H5_MESSAGE];
+
+	bytes = mk_h5_mul(mk_h5_mul(blocks, n), s->ind[0].msize + s->ind[1].msize + 2);
+	bytes = mk_h5_add(bytes, mk_h5_mul(mk_h5_add(blocks, 1), 8 * words));
+	bytes = mk_h5_add(bytes, mk_h5_mul(blocks, sizeof(mk_axis_stat) + sizeof(mk_axis_cells)));
+	bytes = mk_h5_add(bytes, mk_h5_mul((uint64_t)s->layers, sizeof(mk_axis_stat)));
+	if (mk_axis_has_local(s->o))
+		bytes = mk_h5_add(bytes, mk_h5_mul(n + 1, sizeof(axis_pat)));
+	if (s->o->by_sample)
+		per_sample += sizeof(mk_axis_stat) + sizeof(int64_t);
+	bytes = mk_h5_add(bytes, mk_h5_mul(samples, per_sample));
+	snprintf(what, sizeof what, "'%s': indicators of %" PRId64 " samples x %" PRId64 " blocks x "
+		 "N = %" PRId64 " (one sample's, and the per-sample and per-block results)", s->path,
+		 s->samples, s->blocks, s->n);
+	s->used = bytes;
+	return mk_check_memory(bytes, limit, what);
+}
+
+/* The layouts, and chunk caches for reads of one sample at a time. */
+static int axis_prepare(axis_src *s)
+{
+	hsize_t count[AXIS_MAX_RANK];
+	uint64_t cache = 0;
+	int ret = MK_OK;
+
+	memcpy(count, s->dims, sizeof count);
+	count[0] = 1;
+	for (int k = 0; k < 2 && ret == MK_OK; k++) {
+		ret = mk_h5_prepare_read(&s->ind[k].dset, s->path, s->ind[k].name, s->rank, s->dims,
+					 &(mk_h5_reads){.count = count, .steps = {0, -1},
+							.max_memory = s->o->max_memory,
+							.used = s->used, .cache = &cache});
+		s->used += cache;
+	}
 	return ret;
 }
 
@@ -176,8 +222,10 @@ static int axis_lengths(axis_src *s)
 	if (*want && !s->o->given && (s->o->lengths || mk_h5_is_dataset(s->file, want))) {
 		snprintf(s->lengths_name, sizeof s->lengths_name, "%s%s", want[0] == '/' ? "" : "/",
 			 want);
-		ret = mk_h5_read_lengths(s->file, s->path, s->lengths_name, s->samples, &s->lengths,
-					 &count);
+		/* their bytes are counted in s->used already */
+		ret = mk_h5_read_lengths_within(s->file, s->path, s->lengths_name, s->samples,
+						s->o->max_memory, s->used - (uint64_t)s->samples *
+						sizeof *s->lengths, &s->lengths, &count);
 	} else if (!(s->lengths = malloc((size_t)s->samples * sizeof *s->lengths))) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 	}
@@ -211,29 +259,22 @@ void mk_axis_src_close(axis_src *s)
 	free(s->row);
 }
 
+/* Counted by axis_memory. */
 static int axis_buffers(axis_src *s)
 {
-	size_t per = s->ind[0].msize + s->ind[1].msize + 2; /* raw and 0/1 bytes, both */
-	uint64_t elems, bytes, words = (uint64_t)s->blocks * mk_words(s->n);
-	int ret;
+	size_t elems = (size_t)s->blocks * (size_t)s->n, words = (size_t)s->blocks * mk_words(s->n);
 
-	if ((ret = mk_mul_u64((uint64_t)s->blocks, (uint64_t)s->n, &elems)) ||
-	    (ret = mk_mul_u64(elems, per, &bytes)) ||
-	    (ret = mk_check_memory(bytes + 8 * words, s->o->max_memory ? s->o->max_memory
-									 : MK_DEFAULT_MAX_MEMORY,
-				   "one sample's indicators")))
-		return ret;
 	for (int k = 0; k < 2; k++) {
 		axis_ind *ind = &s->ind[k];
 		/* one-byte integers (uint8, int8, h5py's bool) are counted as read */
 		bool alias = ind->msize == 1 && !ind->is_float;
-		if (!(ind->raw = malloc((size_t)elems * ind->msize)) ||
-		    (!alias && !(ind->bit = malloc((size_t)elems))))
+		if (!(ind->raw = malloc(elems * ind->msize)) ||
+		    (!alias && !(ind->bit = malloc(elems))))
 			return mk_error_set(MK_ENOMEM, "out of memory");
 		if (alias)
 			ind->bit = ind->raw;
 	}
-	if (!(s->colbits = malloc((size_t)words * sizeof *s->colbits)) ||
+	if (!(s->colbits = malloc(words * sizeof *s->colbits)) ||
 	    !(s->row = malloc(mk_words(s->n) * sizeof *s->row)))
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	if (mk_axis_has_local(s->o) && !(s->pats = calloc((size_t)s->n + 1, sizeof *s->pats)))
@@ -268,7 +309,7 @@ int mk_axis_src_open(axis_src *s)
 		return mk_error_set(MK_EINVAL, "'%s': the row and column indicators are the same "
 				    "dataset '%s'", s->path, s->ind[0].name);
 	if ((ret = axis_memtype(s, &s->ind[0])) || (ret = axis_memtype(s, &s->ind[1])) ||
-	    (ret = axis_shape(s)))
+	    (ret = axis_shape(s)) || (ret = axis_memory(s)) || (ret = axis_prepare(s)))
 		return ret;
 	if ((ret = axis_lengths(s)))
 		return ret;

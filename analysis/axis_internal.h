@@ -32,6 +32,7 @@ typedef struct axis_src {
 	int rank;
 	hsize_t dims[AXIS_MAX_RANK];
 	int64_t samples, layers, heads, n, blocks;
+	uint64_t used; /* bytes reading the indicators keeps, chunk caches included */
 	char lengths_name[AXIS_NAME_CAP];
 	int64_t *lengths;
 	axis_pat *pats;  /* [n + 1], bound on first use; NULL without a local pattern */

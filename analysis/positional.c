@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
-#include "maskkit.h"
+#include "internal.h"
 #include "positional_find.h"
 
 static const char *const pos_roles[MK_POS_NROLES] = {
@@ -86,7 +86,9 @@ static int pos_apply(const pos_ctx *x, const mk_matrix *in, int role, const mk_m
 				    pos_roles[role], x->out->used[role], (long long)wm->rows,
 				    (long long)wm->cols, (long long)in->cols,
 				    t ? "out x in" : "in x out");
-	ret = mk_matrix_new(in->rows, n_out, x->o->max_memory, pos_roles[role], y);
+	ret = mk_blas_room(1);
+	if (ret == MK_OK)
+		ret = mk_matrix_new(in->rows, n_out, x->o->max_memory, pos_roles[role], y);
 	if (ret)
 		return ret;
 	cblas_dgemm(CblasRowMajor, CblasNoTrans, t ? CblasTrans : CblasNoTrans, (int)in->rows,

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <cJSON.h>
 #include "cli.h"
@@ -23,12 +24,12 @@
 static int heads_slurp(const char *path, char **text, size_t *len)
 {
 	struct stat st;
-	FILE *f = fopen(path, "rb");
-	int ret = MK_OK;
+	FILE *f;
+	int ret;
 
 	*text = NULL;
-	if (!f)
-		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+	if ((ret = mk_input_open(path, (void **)&f)))
+		return ret;
 	if (fstat(fileno(f), &st) != 0) {
 		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
 		goto out;
@@ -59,23 +60,44 @@ out:
 	return ret;
 }
 
+/* The escape \u0000 in a string: cJSON's strings end at their first NUL,
+ * so "diag\u0000garbage" would read as "diag". */
+static const char *heads_nul_escape(const char *text)
+{
+	for (const char *p = text; *p; p++)
+		if (*p == '\\') {
+			if (!strncasecmp(p + 1, "u0000", 5))
+				return p;
+			if (p[1])
+				p++; /* an escaped backslash does not start an escape */
+		}
+	return NULL;
+}
+
 static cJSON *heads_parse_json(const char *path, const char *text, size_t len, int *ret)
 {
-	const char *end = NULL;
+	const char *end = NULL, *nul = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
 	int64_t line = 1, col = 1;
 
 	*ret = MK_OK;
-	if (root && strlen(text) == len)
+	if (root && strlen(text) == len && !(nul = heads_nul_escape(text)))
 		return root;
 	cJSON_Delete(root);
+	if (nul)
+		end = nul;
 	for (const char *p = text; end && p < end && *p; p++, col++)
 		if (*p == '\n') {
 			line++;
 			col = 0;
 		}
-	*ret = mk_error_set(MK_EFORMAT, "'%s': not valid JSON (line %" PRId64 ", column %" PRId64
-			    "); expected a list of expressions, one per head", path, line, col);
+	if (nul)
+		*ret = mk_error_set(MK_EFORMAT, "'%s': line %" PRId64 ", column %" PRId64 ": a NUL "
+				    "character (\\u0000) in a string", path, line, col);
+	else
+		*ret = mk_error_set(MK_EFORMAT, "'%s': not valid JSON (line %" PRId64 ", column %"
+				    PRId64 "); expected a list of expressions, one per head", path,
+				    line, col);
 	return NULL;
 }
 

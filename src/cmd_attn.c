@@ -237,6 +237,11 @@ static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 		return MK_EINVAL;
 	if ((ret = attn_read(files, o, j)))
 		return ret;
+	/* after reading: FILE.h5 alone names the dataset the read found */
+	if ((ret = mk_tensor_check_output(o->m.out, "O", (const char *const *)files, 3)) ||
+	    (o->weights &&
+	     (ret = mk_tensor_check_output(o->weights, "pi", (const char *const *)files, 3))))
+		return ret;
 	attn_shape(&j->qkv[0], &j->shape);
 	if (o->weights && j->shape.n > ATTN_WEIGHTS_MAX_N)
 		return mk_error_set(MK_ERANGE, "--weights-out needs n <= %d (pi has n^2 entries "
@@ -350,10 +355,13 @@ const struct mk_cmd mk_cmd_attn = {
 "shape: [n, d], [heads, n, d] or [batch, heads, n, d]; each is a .npy file,\n"
 "an HDF5 file with one dataset of rank 2 to 4, or FILE.h5:/dataset.  float32\n"
 "and float64 are read (the engine computes in float32); O is float64 when an\n"
-"input is, else float32.  NaN or Inf in an input is an error.\n"
+"input is, else float32.  NaN or Inf in an input is an error, as are inputs\n"
+"whose scores could pass 1e37 (max |q_i| max |k_j| / sqrt(d) per head), beyond\n"
+"which float32 cannot hold the normalisations.\n"
 "\n"
 "options:\n"
-"  -o, --output OUT     O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset\n"
+"  -o, --output OUT     O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset;\n"
+"                       an existing .h5 keeps its other datasets\n"
 "      --mask EXPR      the mask, an expression or a mask file of size n\n"
 "                       (see 'maskkit gen --help'; default: every entry)\n"
 "      --norm NORM      softmax (rows sum to 1; the default), dnas (columns\n"
@@ -372,7 +380,8 @@ const struct mk_cmd mk_cmd_attn = {
 "\n"
 "A row of the mask with no entry gives a zero row of O (and of pi); their\n"
 "number is reported.  Outputs are written to a temporary file and renamed,\n"
-"so a failure leaves an existing file intact.\n"
+"so a failure leaves an existing file intact.  An output that would\n"
+"overwrite an input (the same .npy file, or the same dataset) is refused.\n"
 "\n"
 "exit status: 0 success, 2 bad input, 1 internal or system error.\n",
 };

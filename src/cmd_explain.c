@@ -194,6 +194,7 @@ static int explain_parse(int argc, char **argv, ex_opts *o)
 		{NULL, 0, NULL, 0}};
 	int ret = cli_parse(&mk_cmd_explain, argc, argv, longopts, &o->m, explain_option, o);
 	const char *outs[] = {o->png, o->csv, o->hist_csv, o->m.out};
+	char out_file[4096];
 
 	if (ret >= 0)
 		return ret;
@@ -204,9 +205,16 @@ static int explain_parse(int argc, char **argv, ex_opts *o)
 		return cli_fail(ret);
 	if (o->m.out && mk_tensor_format(o->m.out) == MK_FMT_NONE)
 		return cli_usage(&mk_cmd_explain, "-o '%s': write .h5 or .npy", o->m.out);
-	for (size_t a = 0; a < 4; a++)
+	for (size_t a = 0; a < 3; a++)
 		if (outs[a] && (ret = cli_check_output_dir(outs[a])))
 			return cli_fail(ret);
+	/* the directory of FILE.h5 in FILE.h5:/dataset */
+	if (o->m.out && mk_tensor_file_len(o->m.out) < sizeof out_file) {
+		snprintf(out_file, sizeof out_file, "%.*s", (int)mk_tensor_file_len(o->m.out),
+			 o->m.out);
+		if ((ret = cli_check_output_dir(out_file)))
+			return cli_fail(ret);
+	}
 	return -1;
 }
 
@@ -224,8 +232,12 @@ static int explain_load(const ex_opts *o, mk_qk *qk)
 				    "--k K.npy", o->input);
 	if (o->input)
 		return mk_qk_read(o->input, o->heads, o->tf, mem, qk);
-	if ((ret = mk_tensor_read(o->qspec, mem, &q)) || (ret = mk_tensor_read(o->kspec, mem, &k))) {
+	if ((ret = mk_tensor_read(o->qspec, mem, &q)) || (ret = mk_tensor_read(o->kspec, mem, &k)) ||
+	    (o->m.out && (ret = mk_tensor_check_output(o->m.out, "log10_colsum",
+						       (const char *const[]){o->qspec, o->kspec},
+						       2)))) {
 		mk_tensor_release(&q);
+		mk_tensor_release(&k);
 		return ret;
 	}
 	if ((ret = mk_qk_adopt(&q, &k, qk)) == MK_OK && o->heads && o->heads != qk->heads)

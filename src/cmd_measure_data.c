@@ -128,8 +128,9 @@ bool cli_data_mode(const char *arg, const cli_data_opts *o)
 		return false;
 	if (arg[data_h5_file(arg)])
 		return true; /* FILE.h5:/dataset */
-	/* a look at the shape only: nothing is allocated, no memory cap applies */
-	if (mk_dataset_open(arg, &(mk_dataset_opts){.max_memory = UINT64_MAX}, &d) != MK_OK)
+	/* a look at the shape only: no lengths are read, nothing is allocated */
+	if (mk_dataset_open(arg, &(mk_dataset_opts){.max_memory = UINT64_MAX, .shape_only = true},
+			    &d) != MK_OK)
 		return true; /* its error is the data set's */
 	/* a plain 2-D mask keeps the single-mask report (structure, tiles) */
 	deep = mk_dataset_get_info(d)->rank > 2 || mk_dataset_get_info(d)->lengths_name;
@@ -147,7 +148,7 @@ int cli_data_choose(const char *arg, const cli_data_opts *o, bool *data)
 	*data = cli_data_mode(arg, o);
 	mode = *data;
 	return mk_par_same(&mode, sizeof mode, "whether the operand is a data set differs from "
-			   "rank 0's (every node must see the same files)");
+			   "the other ranks (every node must see the same files)");
 }
 
 /* ---- measuring ------------------------------------------------------------- */

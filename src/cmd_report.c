@@ -174,21 +174,19 @@ static int rp_make_dirs(report *r, const char *out)
 		if (*p == '/') {
 			*p = '\0';
 			if (mkdir(path, 0777) != 0 && errno != EEXIST)
-				return mk_error_set(MK_EIO, "cannot make directory '%s': %s", path,
-						    strerror(errno));
+				return mk_error_errno(errno, "cannot make directory '%s'", path);
 			*p = '/';
 		}
 	if (mkdir(path, 0777) != 0 && errno != EEXIST)
-		return mk_error_set(MK_EIO, "cannot make directory '%s': %s", path, strerror(errno));
+		return mk_error_errno(errno, "cannot make directory '%s'", path);
 	if (!realpath(path, r->out))
-		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+		return mk_error_errno(errno, "'%s'", path);
 	if (access(r->out, W_OK) != 0)
-		return mk_error_set(MK_EIO, "'%s' is not a writable directory", out);
+		return mk_error_errno(errno, "'%s' is not a writable directory", out);
 	for (int k = 0; k < 2; k++) {
 		snprintf(sub, sizeof sub, "%s/%s", r->out, k ? "tables" : "figures");
 		if (mkdir(sub, 0777) != 0 && errno != EEXIST)
-			return mk_error_set(MK_EIO, "cannot make directory '%s': %s", sub,
-					    strerror(errno));
+			return mk_error_errno(errno, "cannot make directory '%s'", sub);
 	}
 	return MK_OK;
 }

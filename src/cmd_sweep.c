@@ -455,7 +455,7 @@ static int sweep_same_backend(const sweep_cli *c)
 		fprintf(stderr, "maskkit: warning: %d ranks on %s share its %d %s device%s; their "
 			"timings disturb each other\n", mk_par_local_size(), mk_par_host(), devices,
 			name, devices == 1 ? "" : "s");
-	return mk_par_same(name, sizeof name, "the backend differs from rank 0's (give --backend)");
+	return mk_par_same(name, sizeof name, "the backend differs from the other ranks' (give --backend)");
 }
 
 static int sweep_main(int argc, char **argv)

@@ -1,10 +1,13 @@
 /*
  * Data sets of masks and attention maps in HDF5: [samples, layers, heads,
  * N, N] with optional leading axes, read one (sample, layer) block at a
- * time through a hyperslab, so memory is bounded by heads x N x N whatever
- * the file's size.  Masks of any integer, enum (h5py's bool) or bitfield
- * type are read in their native form and turned into 0/1 bytes; floats are
- * read as float32 (HDF5 converts float16 and float64).
+ * time through a hyperslab, so memory is bounded by heads x N x N, the
+ * per-sample results and a chunk cache that decompresses each chunk once,
+ * whatever the file's size; all of it is checked against max_memory from
+ * the sizes the file declares, before anything is allocated or read.
+ * Masks of any integer, enum (h5py's bool) or bitfield type are read in
+ * their native form and turned into 0/1 bytes; floats are read as float32
+ * (HDF5 converts float16 and float64).
  */
 #include "config.h"
 #include <inttypes.h>
@@ -18,12 +21,21 @@
 
 #define DS_MAX_RANK 5
 #define DS_NAME_CAP 256
+/* Bytes the readers keep per sample (its length, here and in the results,
+ * its rho and a sorted copy of the lengths) and per (layer, head) (the
+ * results and one block's counts): what mk_dataset_measure and
+ * mk_attn_summary_dataset allocate besides their own accumulators. */
+#define DS_PER_SAMPLE 32
+#define DS_PER_HEAD 64
 
 struct mk_dataset {
 	hid_t file, dset, mtype;
 	mk_dataset_info info;
 	char path[1024], name[DS_NAME_CAP], lengths_name[DS_NAME_CAP], dtype[16];
 	int axis_s, axis_l, axis_h;  /* position of each leading axis, -1 when absent */
+	hsize_t dims[DS_MAX_RANK];
+	uint64_t used;               /* bytes the readers keep, chunk cache included */
+	bool reused;                 /* filtered chunks that span several blocks */
 	size_t msize, fsize;         /* bytes per element in memory, in the file */
 	int64_t *lengths;
 	uint8_t *raw;                /* heads x n x n elements of msize bytes */
@@ -161,7 +173,8 @@ static int ds_shape(mk_dataset *d, const char *axes)
 	in->samples = d->axis_s >= 0 ? (int64_t)dims[d->axis_s] : 1;
 	in->layers = d->axis_l >= 0 ? (int64_t)dims[d->axis_l] : 1;
 	in->heads = d->axis_h >= 0 ? (int64_t)dims[d->axis_h] : 1;
-	return mk_h5_check_layout(d->dset, d->path, d->name, rank, dims);
+	memcpy(d->dims, dims, (size_t)rank * sizeof *dims);
+	return MK_OK;
 }
 
 static void ds_dtype_name(mk_dataset *d, H5T_class_t cls, size_t size, H5T_sign_t sign)
@@ -216,81 +229,55 @@ int mk_lengths_check(const int64_t *len, int64_t count, int64_t n_max, const cha
 	return MK_OK;
 }
 
-/* Reads the 1-D integer dataset `name` of `want` entries (want < 0: any). */
-int mk_h5_read_lengths(hid_t file, const char *path, const char *name, int64_t want,
-			   int64_t **out, int64_t *count)
-{
-	hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), space = H5I_INVALID_HID, type;
-	hsize_t dims[1] = {0};
-	int rank = -1, ret = MK_OK;
-	H5T_class_t cls = H5T_NO_CLASS;
-
-	if (dset < 0)
-		return mk_error_set(MK_EFORMAT, "'%s': no lengths dataset '%s' in the file", path, name);
-	space = H5Dget_space(dset);
-	rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-	if (rank == 1)
-		H5Sget_simple_extent_dims(space, dims, NULL);
-	type = H5Dget_type(dset);
-	cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
-	if (type >= 0)
-		H5Tclose(type);
-	if (rank != 1 || cls != H5T_INTEGER)
-		ret = mk_error_set(MK_EFORMAT, "'%s': lengths '%s' must be a 1-D integer dataset "
-				   "[samples]", path, name);
-	else if (want >= 0 && (int64_t)dims[0] != want)
-		ret = mk_error_set(MK_EFORMAT, "'%s': lengths '%s' has %llu entries for %" PRId64
-				   " samples", path, name, (unsigned long long)dims[0], want);
-	else if (dims[0] == 0 || dims[0] > (hsize_t)MK_LENGTHS_MAX)
-		ret = mk_error_set(MK_EFORMAT, "'%s': lengths '%s' has %llu entries (1 to %" PRId64
-				   " allowed)", path, name, (unsigned long long)dims[0], MK_LENGTHS_MAX);
-	else if (mk_h5_check_layout(dset, path, name, 1, dims))
-		ret = MK_EFORMAT;
-	else if (!(*out = malloc((size_t)dims[0] * sizeof **out)))
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
-	else if (H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0) {
-		ret = mk_error_set(MK_EFORMAT, "'%s': cannot read lengths '%s'", path, name);
-		free(*out);
-		*out = NULL;
-	} else
-		*count = (int64_t)dims[0];
-	if (space >= 0)
-		H5Sclose(space);
-	H5Dclose(dset);
-	return ret;
-}
-
-static int ds_lengths(mk_dataset *d, const char *want)
+static int ds_lengths(mk_dataset *d, const char *want, uint64_t max_memory, bool shape_only)
 {
 	const mk_dataset_info *in = &d->info;
 	int64_t count = 0;
 	char what[1300];
 	int ret;
 
-	if (want && (!*want || !strcmp(want, "none")))
-		return MK_OK;
-	if (!want && !mk_h5_is_dataset(d->file, "lengths"))
-		return MK_OK;
+	if ((want && (!*want || !strcmp(want, "none"))) ||
+	    (!want && !mk_h5_is_dataset(d->file, "lengths")))
+		goto fixed;
 	ds_slash(d->lengths_name, sizeof d->lengths_name, want ? want : "lengths");
 	if (!strcmp(d->lengths_name, d->name))
 		return mk_error_set(MK_EINVAL, "'%s': the lengths and the data are the same dataset "
 				    "'%s'", d->path, d->name);
-	ret = mk_h5_read_lengths(d->file, d->path, d->lengths_name, in->samples, &d->lengths, &count);
+	if (shape_only) {
+		d->info.lengths_name = d->lengths_name;
+		return MK_OK;
+	}
+	/* the lengths' bytes are counted in d->used already */
+	ret = mk_h5_read_lengths_within(d->file, d->path, d->lengths_name, in->samples, max_memory,
+					d->used - (uint64_t)in->samples * sizeof *d->lengths,
+					&d->lengths, &count);
 	if (ret)
 		return ret;
 	snprintf(what, sizeof what, "'%s'", d->path);
 	d->info.lengths_name = d->lengths_name;
 	return mk_lengths_check(d->lengths, count, in->n, what, " (the data's N)");
+fixed:
+	if (shape_only)
+		return MK_OK;
+	if (!(d->lengths = malloc((size_t)in->samples * sizeof *d->lengths)))
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	for (int64_t i = 0; i < in->samples; i++)
+		d->lengths[i] = in->n;
+	return MK_OK;
 }
 
 /* ---- open, read, close --------------------------------------------------- */
 
-/* Checks the sizes; the block buffers are allocated at the first read, so
- * that opening a file only to look at its shape costs nothing. */
+/* Everything the readers keep, against the limit before anything is
+ * allocated or read (a 1 KB file may declare any shape): one block's
+ * buffers, per sample and per (layer, head) what DS_PER_SAMPLE and
+ * DS_PER_HEAD say.  The block buffers are allocated at the first read, so
+ * that opening a file only to look at its shape costs little. */
 static int ds_sizes(mk_dataset *d, uint64_t max_memory)
 {
 	const mk_dataset_info *in = &d->info;
-	uint64_t cap = max_memory ? max_memory : MK_DEFAULT_MAX_MEMORY, cells, bytes, total;
+	uint64_t cap = max_memory ? max_memory : MK_DEFAULT_MAX_MEMORY, cells, bytes, total, lh;
+	char what[1600];
 	int ret;
 
 	if (in->samples > MK_LENGTHS_MAX || in->layers > MK_LENGTHS_MAX)
@@ -300,18 +287,43 @@ static int ds_sizes(mk_dataset *d, uint64_t max_memory)
 	if ((ret = mk_mul_u64((uint64_t)in->n * (uint64_t)in->n, (uint64_t)in->heads, &cells)) ||
 	    (ret = mk_mul_u64(cells, d->msize + (in->is_float ? 0 : 1), &bytes)) ||
 	    (ret = mk_check_memory(bytes, cap, "one (sample, layer) block of the data")) ||
-	    (ret = mk_check_memory((uint64_t)in->samples * 24, cap,
-				   "the per-sample lengths and results")) ||
 	    (ret = mk_mul_u64((uint64_t)in->samples, (uint64_t)in->layers, &total)) ||
 	    (ret = mk_mul_u64(total, cells, &total)) ||
-	    (ret = mk_mul_u64(total, d->fsize, &d->info.bytes)))
+	    (ret = mk_mul_u64(total, d->fsize, &d->info.bytes)) ||
+	    (ret = mk_mul_u64((uint64_t)in->layers, (uint64_t)in->heads, &lh)))
 		return ret;
-	if (!d->lengths && !(d->lengths = malloc((size_t)in->samples * sizeof *d->lengths)))
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	if (!d->info.lengths_name)
-		for (int64_t i = 0; i < in->samples; i++)
-			d->lengths[i] = in->n;
-	return MK_OK;
+	d->used = mk_h5_add(mk_h5_add(bytes, (uint64_t)in->samples * DS_PER_SAMPLE),
+			    mk_h5_mul(lh, DS_PER_HEAD));
+	snprintf(what, sizeof what, "'%s': dataset '%s' (one block of %" PRId64 " heads x %" PRId64
+		 " x %" PRId64 ", and results for %" PRId64 " samples x %" PRId64 " layers x %" PRId64
+		 " heads)", d->path, d->name, in->heads, in->n, in->n, in->samples, in->layers,
+		 in->heads);
+	return mk_check_memory(d->used, cap, what);
+}
+
+/* The layout, and the chunk cache for reads of one (sample, layer) block
+ * at a time, samples outermost (as mk_par_ordered hands them out). */
+static int ds_prepare(mk_dataset *d, uint64_t max_memory)
+{
+	const mk_dataset_info *in = &d->info;
+	hsize_t count[DS_MAX_RANK];
+	uint64_t cache = 0;
+	int ret;
+
+	for (int k = 0; k < in->rank; k++)
+		count[k] = k == d->axis_s || k == d->axis_l ? 1 : d->dims[k];
+	ret = mk_h5_prepare_read(&d->dset, d->path, d->name, in->rank, d->dims, &(mk_h5_reads){
+		.count = count, .steps = {d->axis_s >= 0 ? d->axis_s : d->axis_l,
+					  d->axis_s >= 0 ? d->axis_l : -1},
+		.max_memory = max_memory, .used = d->used, .cache = &cache});
+	d->used += cache;
+	if (ret == MK_OK && cache > 0) {
+		hid_t dcpl = H5Dget_create_plist(d->dset);
+		d->reused = dcpl >= 0 && H5Pget_nfilters(dcpl) > 0;
+		if (dcpl >= 0)
+			H5Pclose(dcpl);
+	}
+	return ret;
 }
 
 static int ds_buffers(mk_dataset *d, uint64_t cells)
@@ -368,8 +380,8 @@ static int ds_parallel(mk_dataset *d, const mk_dataset_opts *o, int ret)
 
 	if ((ret = mk_par_agree(ret, NULL)))
 		return ret;
-	snprintf(msg, sizeof msg, "'%s' differs from rank 0's copy (in size, first 64 KiB, shape "
-		 "or lengths): every node must see the same file", d->path);
+	snprintf(msg, sizeof msg, "'%s' differs from the copy the other ranks see (in size, first "
+		 "64 KiB, shape or lengths): every node must see the same file", d->path);
 	if ((ret = mk_par_same(&digest, sizeof digest, msg)))
 		return ret;
 	/* allocated here, where a failure is agreed: a collective read must not
@@ -378,7 +390,11 @@ static int ds_parallel(mk_dataset *d, const mk_dataset_opts *o, int ret)
 	if ((ret = mk_par_agree(ret, NULL)))
 		return ret;
 #ifdef H5_HAVE_PARALLEL
-	if (o->collective) {
+	/* libhdf5's collective reads of filtered chunks bypass the chunk cache
+	 * and decompress a chunk again for every block that reads from it
+	 * (minutes for one chunk of 8192 samples): such a dataset is read
+	 * independently, which gives the same numbers */
+	if (o->collective && !d->reused) {
 		d->dxpl = H5Pcreate(H5P_DATASET_XFER);
 		if (d->dxpl < 0 || H5Pset_dxpl_mpio(d->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
 			ret = mk_error_set(MK_EINTERNAL, "cannot ask HDF5 for collective reads");
@@ -419,9 +435,11 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 		ret = ds_type(d);
 	d->lengths_name[0] = '\0';
 	if (ret == MK_OK)
-		ret = ds_lengths(d, o->lengths);
-	if (ret == MK_OK)
 		ret = ds_sizes(d, o->max_memory);
+	if (ret == MK_OK)
+		ret = ds_prepare(d, o->max_memory);
+	if (ret == MK_OK)
+		ret = ds_lengths(d, o->lengths, o->max_memory, o->shape_only);
 	if (o->parallel && mk_par_size() > 1)
 		ret = ds_parallel(d, o, ret);
 	if (ret) {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "maskkit.h"
+#include "internal.h"
 
 static _Thread_local char mk_errbuf[512];
 
@@ -51,6 +51,28 @@ bool mk_status_is_user(int status)
 	       status == MK_EIO;
 }
 
+int mk_status_from_errno(int err)
+{
+	switch (err) {
+	case ENOSPC: case EDQUOT: case EFBIG: case EIO: case ENOMEM: case EMFILE: case ENFILE:
+		return MK_ESYS;
+	default:
+		return MK_EIO;
+	}
+}
+
+int mk_error_errno(int err, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+	if (err == 0) /* a stream in error whose call did not say why */
+		err = EIO;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return mk_error_set(mk_status_from_errno(err), "%s: %s", what, strerror(err));
+}
+
 const char *mk_version(void)
 {
 	return PACKAGE_VERSION;
@@ -74,7 +96,7 @@ int mk_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
 	return MK_OK;
 }
 
-static void mk_format_bytes(uint64_t b, char *buf, size_t len)
+void mk_format_bytes(uint64_t b, char *buf, size_t len)
 {
 	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	double v = (double)b;

@@ -92,7 +92,7 @@ int mk_qk_random(int64_t heads, int64_t n, int64_t d, double scale, uint64_t see
 
 /* A 1-D float bias of `want` entries (HDF5 converts any float type). */
 static int qk_read_bias(hid_t file, const char *path, const char *name, int64_t want,
-			float **out)
+			uint64_t max_memory, float **out)
 {
 	hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), sp = H5I_INVALID_HID, ty = H5I_INVALID_HID;
 	hsize_t dims[2] = {0, 0};
@@ -110,6 +110,10 @@ static int qk_read_bias(hid_t file, const char *path, const char *name, int64_t 
 				   "entries", path, name, (long long)want);
 		goto cleanup;
 	}
+	if ((ret = mk_h5_prepare_read(&ds, path, name, 1, dims, &(mk_h5_reads){
+			.count = dims, .steps = {-1, -1}, .max_memory = max_memory,
+			.used = (uint64_t)want * sizeof **out})))
+		goto cleanup;
 	if (!(*out = malloc((size_t)want * sizeof **out))) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory for '%s'", name);
 		goto cleanup;
@@ -133,7 +137,8 @@ cleanup:
 		H5Tclose(ty);
 	if (sp >= 0)
 		H5Sclose(sp);
-	H5Dclose(ds);
+	if (ds >= 0)
+		H5Dclose(ds);
 	return ret;
 }
 
@@ -161,7 +166,8 @@ static int qk_project(const mk_tensor *x, const mk_tensor *w, const float *b, in
 	if (s > INT_MAX || o > INT_MAX || dm > INT_MAX)
 		return mk_error_set(MK_ERANGE, "x and %s are too large for BLAS (a dimension above "
 				    "%d)", what, INT_MAX);
-	if ((ret = mk_tensor_new(2, (int64_t[]){s, o}, MK_DTYPE_F32, max_memory, what, &tmp)) ||
+	if ((ret = mk_blas_room(1)) ||
+	    (ret = mk_tensor_new(2, (int64_t[]){s, o}, MK_DTYPE_F32, max_memory, what, &tmp)) ||
 	    (ret = mk_tensor_new(3, (int64_t[]){heads, s, d}, MK_DTYPE_F32, max_memory, what,
 				 out)))
 		goto cleanup;
@@ -242,7 +248,8 @@ static int qk_read_layer(const qk_file *f, int64_t heads, bool tf, uint64_t max_
 			ret = mk_error_set(MK_EINVAL, "%s must be a matrix, got rank %d", wname[t],
 					   w.rank);
 		else if (qk_has(f, bname[t]))
-			ret = qk_read_bias(f->h, f->path, full, tf ? w.dims[1] : w.dims[0], &b);
+			ret = qk_read_bias(f->h, f->path, full, tf ? w.dims[1] : w.dims[0], max_memory,
+					   &b);
 		else if (H5Lexists(f->h, full, H5P_DEFAULT) > 0)
 			ret = mk_error_set(MK_EFORMAT, "%s: '%s' is not a dataset", f->path, full);
 		if (ret == MK_OK)

@@ -48,6 +48,7 @@ struct mk_gp {
 	char vars[PATH_MAX];
 	char script[PATH_MAX];
 	char log[PATH_MAX];
+	int tokens[5];        /* the files and the folder, for mk_cleanup_run */
 };
 
 /* ---- checks --------------------------------------------------------------- */
@@ -189,6 +190,12 @@ static int mk_gp_mkdir(struct mk_gp *g)
 		snprintf(file, sizeof file, "%s.gp", g->p->template_name);
 		ret = mk_gp_path(g->script, dir, file);
 	}
+	/* a signal removes them all; the folder last */
+	g->tokens[0] = mk_cleanup_push_dir(dir);
+	g->tokens[1] = ret ? -1 : mk_cleanup_push_file(g->data);
+	g->tokens[2] = ret ? -1 : mk_cleanup_push_file(g->vars);
+	g->tokens[3] = ret ? -1 : mk_cleanup_push_file(g->log);
+	g->tokens[4] = ret || !g->builtin ? -1 : mk_cleanup_push_file(g->script);
 	return ret;
 }
 
@@ -202,6 +209,8 @@ static void mk_gp_rmdir(struct mk_gp *g)
 	if (g->builtin)
 		(void)unlink(g->script);
 	(void)rmdir(g->dir);
+	for (size_t k = 0; k < sizeof g->tokens / sizeof *g->tokens; k++)
+		mk_cleanup_pop(g->tokens[k]);
 }
 
 /* ---- files for gnuplot ------------------------------------------------------ */
@@ -211,9 +220,9 @@ static int mk_gp_close(FILE *f, const char *path)
 	int ret = MK_OK;
 
 	if (fflush(f) != 0 || ferror(f))
-		ret = mk_error_set(MK_ESYS, "'%s': write failed: %s", path, strerror(errno));
+		ret = mk_error_errno(errno, "'%s': write failed", path);
 	if (fclose(f) != 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "'%s': write failed: %s", path, strerror(errno));
+		ret = mk_error_errno(errno, "'%s': write failed", path);
 	return ret;
 }
 
@@ -221,7 +230,7 @@ static FILE *mk_gp_create(const char *path, int *ret)
 {
 	FILE *f = fopen(path, "w");
 
-	*ret = f ? MK_OK : mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+	*ret = f ? MK_OK : mk_error_errno(errno, "'%s'", path);
 	return f;
 }
 
@@ -332,7 +341,7 @@ static int mk_gp_spawn(const struct mk_gp *g, int *status)
 	char *argv[] = {(char *)g->program, opt_d, (char *)g->vars, (char *)g->script, NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int err;
+	int err, token;
 
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		return mk_error_set(MK_ENOMEM, "out of memory");
@@ -349,9 +358,13 @@ static int mk_gp_spawn(const struct mk_gp *g, int *status)
 		return mk_gp_not_found(g);
 	if (err)
 		return mk_error_set(MK_EIO, "cannot run gnuplot '%s': %s", g->program, strerror(err));
+	token = mk_cleanup_push_child(pid);
 	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			mk_cleanup_pop(token);
 			return mk_error_set(MK_ESYS, "waiting for gnuplot: %s", strerror(errno));
+		}
+	mk_cleanup_pop(token);
 	return MK_OK;
 }
 
@@ -450,35 +463,9 @@ static int mk_gp_failed(const struct mk_gp *g, int status)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && n == 0)
 		return mk_gp_not_found(g); /* a spawn that reports exec failures late */
 	if (WIFSIGNALED(status))
-		return mk_error_set(MK_EIO, "gnuplot failed: killed by signal %d", WTERMSIG(status));
+		return mk_error_set(MK_ESYS, "gnuplot failed: killed by signal %d (%s)", WTERMSIG(status),
+				    strsignal(WTERMSIG(status)));
 	return mk_error_set(MK_EIO, "gnuplot failed: exit status %d", WEXITSTATUS(status));
-}
-
-/* A device such as /dev/null takes whatever comes; a file must be a PNG
- * (or an SVG when the output is named .svg). */
-static int mk_gp_check_png(const struct mk_gp *g, const char *png)
-{
-	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-	unsigned char head[8];
-	struct stat st;
-	FILE *f;
-	size_t n;
-
-	if (stat(png, &st) == 0 && !S_ISREG(st.st_mode))
-		return MK_OK;
-	f = fopen(png, "rb");
-	n = f ? fread(head, 1, sizeof head, f) : 0;
-	if (f)
-		fclose(f);
-	if (n == sizeof head && memcmp(head, sig, sizeof sig) == 0 && !mk_gp_is_svg(g->p))
-		return MK_OK;
-	if (n >= 5 && mk_gp_is_svg(g->p) && (!memcmp(head, "<?xml", 5) || !memcmp(head, "<svg", 4)))
-		return MK_OK;
-	if (mk_gp_is_svg(g->p))
-		return mk_error_set(MK_EIO, "gnuplot produced no SVG (template '%s' must set terminal "
-				    "svg when svg is 1)", g->p->template_name);
-	return mk_error_set(MK_EIO, "gnuplot produced no PNG (template '%s' must set terminal "
-			    "pngcairo and 'set output output')", g->p->template_name);
 }
 
 /* The writer for mk_io_atomic: gnuplot draws into png. */
@@ -496,13 +483,13 @@ static int mk_gp_render(const char *png, void *arg)
 	if (ret)
 		return ret;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return mk_gp_failed(g, status);
-	return mk_gp_check_png(g, png);
+		return mk_gp_write_failed(png) ? mk_gp_cut_short(png) : mk_gp_failed(g, status);
+	return mk_gp_check_picture(png, mk_gp_is_svg(g->p), g->p->template_name);
 }
 
 int mk_plot_run(const mk_plot *p)
 {
-	struct mk_gp g = {.p = p, .program = getenv("MASKKIT_GNUPLOT")};
+	struct mk_gp g = {.p = p, .program = getenv("MASKKIT_GNUPLOT"), .tokens = {-1, -1, -1, -1, -1}};
 	int ret;
 
 	ret = mk_gp_check(p);

@@ -1,5 +1,5 @@
-/* HDF5 helpers shared by the mask reader (io_h5.c) and the weights reader
- * (weights.c); library-private. */
+/* HDF5 helpers shared by the readers and writers of HDF5 files;
+ * library-private. */
 #ifndef MK_H5UTIL_H
 #define MK_H5UTIL_H
 
@@ -35,16 +35,53 @@ void mk_h5_names_free(char **names);
  * cap bytes, and ", ..." when some are left out. */
 void mk_h5_join(char *buf, size_t cap, char *const *names, size_t count);
 
-/* MK_EFORMAT unless the dataset's layout is sound for its dims; libhdf5
- * trusts the layout a file gives when it reads, and reads or copies out of
- * bounds with a damaged one.  Chunked: every chunk dimension in [1, dims[k]]
- * (a larger chunk makes it read out of bounds; only a resizable dataset can
- * have one legitimately, and neither masks nor model weights are stored
- * resizable).  Compact: the stored size is the dataset's size. */
+/* MK_EFORMAT unless the dataset can be read as it says: a sound layout for
+ * dims (libhdf5 trusts the layout a file gives, and reads or copies out of
+ * bounds with a damaged one: chunked, every chunk dimension at least 1 and
+ * at most the maximum dimension, unless that is unlimited; compact, the
+ * stored size is the dataset's size), no external storage, and every part
+ * of it written (storage that was never written reads as the fill value). */
 int mk_h5_check_layout(hid_t dset, const char *path, const char *name, int rank,
 		       const hsize_t *dims);
 
-/* ---- data sets (dataset.c), shared with the lengths reader (lengths.c) ---- */
+/* Sizes a file declares, saturating at UINT64_MAX (which no memory limit
+ * allows). */
+static inline uint64_t mk_h5_mul(uint64_t a, uint64_t b)
+{
+	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+static inline uint64_t mk_h5_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+#define MK_H5_STEPS 2
+
+/* How a reader goes through a dataset: each H5Dread takes count[k] elements
+ * along axis k, and the reads step through the axes
+ * steps[0] (outermost), steps[1], ... (-1 ends the list), each through its
+ * whole extent.  One read of everything: count = dims, steps -1. */
+typedef struct mk_h5_reads {
+	const hsize_t *count;
+	int steps[MK_H5_STEPS];
+	uint64_t max_memory; /* 0: MK_DEFAULT_MAX_MEMORY */
+	uint64_t used;       /* bytes the reader holds besides what HDF5 needs */
+	uint64_t *cache;     /* NULL, or gets the chunk cache's bytes */
+} mk_h5_reads;
+
+/* mk_h5_check_layout, then the memory the reads need within max_memory
+ * (MK_ERANGE naming the file, the size and the limit): used plus one chunk
+ * decompressed, and, when a chunk spans several reads, a chunk cache that
+ * keeps every chunk from being read until the reads are done with it, so
+ * that each is decompressed once (libhdf5's default cache of 1 MiB
+ * decompresses a larger chunk again for every read).  *dset is then opened
+ * again with that cache, by `name`, its path in the file (on failure it is
+ * H5I_INVALID_HID). */
+int mk_h5_prepare_read(hid_t *dset, const char *path, const char *name, int rank,
+		       const hsize_t *dims, const mk_h5_reads *r);
+
+/* ---- data sets (dataset.c, lengths here), shared with lengths.c ---------- */
 
 /* True when name is a dataset of file (through any links). */
 bool mk_h5_is_dataset(hid_t file, const char *name);
@@ -52,6 +89,10 @@ bool mk_h5_is_dataset(hid_t file, const char *name);
  * into a malloc'd *out. */
 int mk_h5_read_lengths(hid_t file, const char *path, const char *name, int64_t want,
 		       int64_t **out, int64_t *count);
+/* The same within max_memory (0: MK_DEFAULT_MAX_MEMORY), of which the
+ * caller holds `used` bytes already. */
+int mk_h5_read_lengths_within(hid_t file, const char *path, const char *name, int64_t want,
+			      uint64_t max_memory, uint64_t used, int64_t **out, int64_t *count);
 /* MK_EFORMAT unless every length is in [1, n_max]; `what` names their
  * source and `bound` (" (the data's N)") is said after a length too large. */
 int mk_lengths_check(const int64_t *len, int64_t count, int64_t n_max, const char *what,

@@ -3,6 +3,7 @@
 #define MK_INTERNAL_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include "maskkit.h"
 
 /* Marks a hot loop: compiled for AVX2 and POPCNT as well as the baseline, and
@@ -13,6 +14,27 @@
 #else
 #define MK_HOT
 #endif
+
+/* "1.5 GiB" and the like into buf (error.c). */
+void mk_format_bytes(uint64_t b, char *buf, size_t len);
+
+/* ---- OpenBLAS (blas.c) ---- */
+/* Address space one OpenBLAS thread's work buffer takes (128 MiB and a
+ * margin); OpenBLAS allocates it on a thread's first call and retries for
+ * ever when it cannot. */
+#define MK_BLAS_BUFFER ((uint64_t)136 << 20)
+/* MK_ENOMEM when an address-space limit leaves too little room for the work
+ * buffers of `callers` threads calling BLAS at once; call before BLAS. */
+int mk_blas_room(int callers);
+
+/* ---- cleanup after a signal (cleanup.c) ---- */
+/* Registers a temporary file, an (emptied) temporary folder or a child
+ * process for mk_cleanup_run; returns a token for mk_cleanup_pop, or -1
+ * when the table is full (then nothing is cleaned up for it). */
+int mk_cleanup_push_file(const char *path);
+int mk_cleanup_push_dir(const char *path);
+int mk_cleanup_push_child(pid_t pid);
+void mk_cleanup_pop(int token);
 
 /* ---- random numbers (rng.c): splitmix64 seeding xoshiro256** ---- */
 typedef struct mk_rng { uint64_t s[4]; } mk_rng;
@@ -70,7 +92,7 @@ typedef struct mk_npy {
 	uint64_t offset; /* of the first data byte */
 	char descr[16];
 	bool have_descr, have_order, have_shape, fortran;
-	int ndim;        /* MK_NPY_MAX_DIMS + 1 stands for more */
+	int ndim;        /* all of them; shape[] holds the first MK_NPY_MAX_DIMS */
 	int64_t shape[MK_NPY_MAX_DIMS];
 	/* from descr, for masks */
 	size_t itemsize;
@@ -89,6 +111,11 @@ int mk_npy_check_size(const mk_npy *h, FILE *f, uint64_t bytes, const char *what
  * length (a multiple of 64), or 0 when it does not fit in cap. */
 size_t mk_npy_header(const char *descr, int ndim, const int64_t *shape, char *buf, size_t cap);
 
+/* ---- tensor names (tensor.c), shared with the writer (tensor_write.c) ---- */
+/* "FILE.npy", "FILE.h5" or "FILE.h5:/path" split into a malloc'd *file and
+ * the path after ':' (NULL when none; it points into spec). */
+int mk_tensor_spec(const char *spec, char **file, const char **dataset, mk_format *fmt);
+
 /* ---- heatmaps (heatmap.c) ---- */
 /* Maps t in [0, 1] to an RGB colour of a perceptual (viridis-like) map. */
 void mk_colormap_viridis(double t, uint8_t rgb[3]);
@@ -96,5 +123,13 @@ void mk_colormap_viridis(double t, uint8_t rgb[3]);
 /* The body of a gnuplot single-quoted string (gnuplot.c): a quote doubled,
  * control characters as spaces. */
 void mk_gp_quote(FILE *f, const char *s);
+/* gnuplot's picture at png (gnuplot_picture.c): MK_OK for a device or a
+ * whole PNG (an SVG when svg), else why not (a write failure, or a template
+ * that set no such terminal). */
+int mk_gp_check_picture(const char *png, bool svg, const char *template_name);
+/* True when writing png failed for want of space or at a file size limit. */
+bool mk_gp_write_failed(const char *png);
+/* The status for a picture cut short, with the file system's reason. */
+int mk_gp_cut_short(const char *png);
 
 #endif

@@ -61,6 +61,61 @@ const char *mk_format_name(mk_format f)
 	return "none";
 }
 
+/* ---- opening inputs ----------------------------------------------------- */
+
+static const char *mk_input_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "is a directory";
+	if (S_ISFIFO(m))
+		return "not a regular file (a FIFO)";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "not a regular file (a device)";
+	if (S_ISSOCK(m))
+		return "not a regular file (a socket)";
+	return "not a regular file";
+}
+
+int mk_input_open(const char *path, void **file)
+{
+	FILE **out = (FILE **)file;
+	struct stat st;
+	int fd, flags;
+
+	*out = NULL;
+	/* O_NONBLOCK: opening a FIFO that no one writes to returns at once */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return mk_error_errno(errno, "'%s'", path);
+	if (fstat(fd, &st) != 0) {
+		int err = errno;
+		close(fd);
+		return mk_error_errno(err, "'%s'", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return mk_error_set(MK_EIO, "'%s': %s", path, mk_input_kind(st.st_mode));
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	if (!(*out = fdopen(fd, "rb"))) {
+		int err = errno;
+		close(fd);
+		return mk_error_errno(err, "'%s'", path);
+	}
+	return MK_OK;
+}
+
+int mk_input_check(const char *path)
+{
+	void *f;
+	int ret = mk_input_open(path, &f);
+	if (ret == MK_OK)
+		fclose(f);
+	return ret;
+}
+
 /* ---- atomic writes ------------------------------------------------------ */
 
 /* mkstemp creates files 0600; a mask file should get the permissions any
@@ -116,27 +171,77 @@ static int mk_io_mktemp(const char *path, const char *target, const struct stat 
 	if (*fd < 0) {
 		free(*tmp);
 		*tmp = NULL;
-		return mk_error_set(MK_EIO, "'%s': cannot create a temporary file beside it: %s",
-				    path, strerror(errno));
+		return mk_error_errno(errno, "'%s': cannot create a temporary file beside it", path);
 	}
 	(void)fchmod(*fd, mk_io_new_mode(st, exists));
 	return MK_OK;
 }
 
-int mk_io_atomic(const char *path,
-		 int (*writer)(const char *tmp_path, void *arg), void *arg)
+/* Writers know only the temporary path, and size checks know no file at
+ * all; an expression may name several files, so say which one failed. */
+static int mk_io_name_error(int ret, const char *path)
+{
+	char msg[512];
+
+	if (ret == MK_OK || strstr(mk_error(), path))
+		return ret;
+	snprintf(msg, sizeof msg, "%s", mk_error());
+	return mk_error_set(ret, "'%s': %s", path, msg);
+}
+
+/* *out: the file a chain of symbolic links ends at, which need not exist
+ * yet (malloc'ed): writing to a link writes to that file, as the shell's
+ * '>' does, whether it exists or not. */
+static int mk_io_follow(const char *path, char **out)
+{
+	char *cur = strdup(path), buf[PATH_MAX];
+	struct stat st;
+
+	*out = NULL;
+	for (int level = 0; cur; level++) {
+		const char *slash;
+		char *next = NULL;
+		ssize_t len;
+
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+			*out = cur;
+			return MK_OK;
+		}
+		if (level == 40 || (len = readlink(cur, buf, sizeof buf - 1)) < 0) {
+			free(cur);
+			return mk_error_errno(level == 40 ? ELOOP : errno, "'%s'", path);
+		}
+		buf[len] = '\0';
+		slash = strrchr(cur, '/');
+		if (buf[0] == '/' || !slash) {
+			next = strdup(buf);
+		} else if ((next = malloc((size_t)(slash - cur) + 2 + (size_t)len))) {
+			memcpy(next, cur, (size_t)(slash - cur) + 1);
+			memcpy(next + (slash - cur) + 1, buf, (size_t)len + 1);
+		}
+		free(cur);
+		cur = next;
+	}
+	return mk_error_set(MK_ENOMEM, "out of memory");
+}
+
+static int mk_io_atomic_raw(const char *path,
+			    int (*writer)(const char *tmp_path, void *arg), void *arg)
 {
 	char *resolved = NULL, *tmp = NULL;
 	const char *target = path;
 	struct stat st;
 	bool exists;
-	int fd = -1, err, ret;
+	int fd = -1, err, ret, token = -1;
 
 	assert(path && writer);
 	/* Renaming over a symbolic link would replace the link, not the file
-	 * it points to. */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (resolved = realpath(path, NULL)))
+	 * it points to (or would point to). */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if ((ret = mk_io_follow(path, &resolved)))
+			return ret;
 		target = resolved;
+	}
 	exists = stat(target, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode)) {
 		ret = mk_error_set(MK_EIO, "'%s': is a directory", path);
@@ -149,6 +254,9 @@ int mk_io_atomic(const char *path,
 		goto out;
 	}
 	ret = mk_io_mktemp(path, target, &st, exists, &tmp, &fd);
+	/* a signal now removes the temporary file (mk_cleanup_run) */
+	if (ret == MK_OK)
+		token = mk_cleanup_push_file(tmp);
 	if (ret == MK_OK)
 		ret = writer(tmp, arg);
 	if (ret)
@@ -159,12 +267,11 @@ int mk_io_atomic(const char *path,
 		err = errno;
 	fd = -1;
 	if (err) {
-		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(err));
+		ret = mk_error_errno(err, "'%s'", path);
 		goto out;
 	}
 	if (rename(tmp, target) != 0) {
-		ret = mk_error_set(MK_EIO, "'%s': cannot rename the temporary file over it: %s",
-				   path, strerror(errno));
+		ret = mk_error_errno(errno, "'%s': cannot rename the temporary file over it", path);
 		goto out;
 	}
 	mk_io_sync_dir(target);
@@ -173,9 +280,16 @@ out:
 		close(fd);
 	if (ret && tmp)
 		unlink(tmp);
+	mk_cleanup_pop(token);
 	free(tmp);
 	free(resolved);
 	return ret;
+}
+
+int mk_io_atomic(const char *path,
+		 int (*writer)(const char *tmp_path, void *arg), void *arg)
+{
+	return mk_io_name_error(mk_io_atomic_raw(path, writer, arg), path);
 }
 
 /* ---- writing expressions ------------------------------------------------ */
@@ -225,18 +339,6 @@ static int mk_io_rows_open(const mk_expr *e, mk_rows *r, mk_cursor **cur)
 	return MK_OK;
 }
 
-/* Writers know only the temporary path, and size checks know no file at
- * all; an expression may name several files, so say which one failed. */
-static int mk_io_name_error(int ret, const char *path)
-{
-	char msg[512];
-
-	if (ret == MK_OK || strstr(mk_error(), path))
-		return ret;
-	snprintf(msg, sizeof msg, "%s", mk_error());
-	return mk_error_set(ret, "'%s': %s", path, msg);
-}
-
 struct mk_io_job {
 	const mk_rows *rows;
 	const mk_write_opts *opts;
@@ -253,12 +355,12 @@ static int mk_io_write_tmp(const char *tmp_path, void *arg)
 		return mk_io_write_h5(job->rows, tmp_path, job->opts);
 	f = fopen(tmp_path, "wb");
 	if (!f)
-		return mk_error_set(MK_EIO, "cannot open for writing: %s", strerror(errno));
+		return mk_error_errno(errno, "cannot open for writing");
 	ret = mk_io_stream_writer(job->format)(job->rows, f, job->opts);
 	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	if (fclose(f) != 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	return ret;
 }
 
@@ -283,7 +385,7 @@ int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
 		return mk_error_set(MK_EINVAL, "unknown output format %d", (int)job.format);
 	ret = mk_io_rows_open(e, &rows, &cur);
 	if (ret == MK_OK)
-		ret = mk_io_name_error(mk_io_atomic(path, mk_io_write_tmp, &job), path);
+		ret = mk_io_atomic(path, mk_io_write_tmp, &job);
 	mk_cursor_free(cur);
 	return ret;
 }
@@ -300,19 +402,19 @@ static int mk_io_write_text_tmp(const char *tmp_path, void *arg)
 	int ret;
 
 	if (!f)
-		return mk_error_set(MK_EIO, "cannot open for writing: %s", strerror(errno));
+		return mk_error_errno(errno, "cannot open for writing");
 	ret = job->write(f, job->arg);
 	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	if (fclose(f) != 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	return ret;
 }
 
 int mk_write_atomic(const char *path, int (*write)(void *file, void *arg), void *arg)
 {
 	struct mk_io_text_job job = {.write = write, .arg = arg};
-	return mk_io_name_error(mk_io_atomic(path, mk_io_write_text_tmp, &job), path);
+	return mk_io_atomic(path, mk_io_write_text_tmp, &job);
 }
 
 int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
@@ -336,7 +438,7 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
 	if (ret == MK_OK)
 		ret = writer(&rows, f, o);
 	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	mk_cursor_free(cur);
 	return ret;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "h5util.h"
+#include "h5write.h"
 
 #define MK_H5_CHUNK_BYTES ((int64_t)1 << 20)
 #define MK_H5_CHUNK_ROWS 256
@@ -137,7 +138,7 @@ int mk_h5_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void
 		st = -1;
 	if (space >= 0)
 		H5Sclose(space);
-	return st < 0 ? mk_error_set(MK_EIO, "HDF5: cannot write attribute '%s'", name) : MK_OK;
+	return st < 0 ? mk_error_set(MK_ESYS, "HDF5: cannot write attribute '%s'", name) : MK_OK;
 }
 
 int mk_h5_attr_str(hid_t obj, const char *name, const char *s)
@@ -148,7 +149,7 @@ int mk_h5_attr_str(hid_t obj, const char *name, const char *s)
 	if (!s)
 		s = "";
 	if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
-		ret = mk_error_set(MK_EIO, "HDF5: cannot make a string type");
+		ret = mk_error_set(MK_ESYS, "HDF5: cannot make a string type");
 	else
 		ret = mk_h5_attr(obj, name, t, t, &s);
 	if (t >= 0)
@@ -181,37 +182,29 @@ static int mk_h5_write_attrs(hid_t dset, const mk_rows *r, const mk_write_opts *
 int mk_io_write_h5(const mk_rows *r, const char *path, const mk_write_opts *o)
 {
 	int64_t n = r->n, chunk_rows = mk_h5_chunk_rows(n);
-	hid_t file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
+	hid_t dset;
 	uint64_t bytes, count = 0;
 	char what[64];
+	mk_h5w w;
 	int ret;
 
 	snprintf(what, sizeof what, "an HDF5 mask of n = %" PRId64, n);
 	ret = mk_mul_u64((uint64_t)n, (uint64_t)n, &bytes);
 	if (ret == MK_OK)
 		ret = mk_check_memory(bytes, o->max_memory, what);
+	if (ret == MK_OK)
+		ret = mk_h5w_create(&w, path);
 	if (ret)
 		return ret;
-	mk_h5_silence();
-	file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	if (file < 0) {
-		ret = mk_error_set(MK_EIO, "HDF5 cannot create the file");
-		goto out;
-	}
-	dset = mk_h5_create_mask(file, 2, (hsize_t[]){(hsize_t)n, (hsize_t)n}, chunk_rows);
-	if (dset < 0) {
-		ret = mk_error_set(MK_EIO, "HDF5 cannot create the dataset 'mask'");
-		goto out;
-	}
-	ret = mk_h5_write_rows(r, dset, 2, NULL, chunk_rows, &count);
+	dset = mk_h5_create_mask(w.file, 2, (hsize_t[]){(hsize_t)n, (hsize_t)n}, chunk_rows);
+	if (dset < 0)
+		ret = mk_error_set(MK_ESYS, "HDF5 cannot create the dataset 'mask'");
+	if (ret == MK_OK)
+		ret = mk_h5_write_rows(r, dset, 2, NULL, chunk_rows, &count);
 	if (ret == MK_OK)
 		ret = mk_h5_write_attrs(dset, r, o, count);
-out:
-	if (dset >= 0 && H5Dclose(dset) < 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "HDF5 write failed (closing the dataset)");
-	if (file >= 0 && H5Fclose(file) < 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "HDF5 write failed (closing the file)");
-	return ret;
+	/* closes dset too */
+	return mk_h5w_close(&w, ret);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -356,6 +349,35 @@ static int mk_h5_read_block(hid_t dset, hid_t mtype, bool is_float, size_t size,
 	return MK_OK;
 }
 
+/* Rows of n elements of `size` bytes read at once. */
+static int64_t mk_h5_block_rows(int64_t n, size_t size)
+{
+	int64_t k = MK_H5_READ_BYTES / (n * (int64_t)size);
+
+	return k < 1 ? 1 : k > n ? n : k;
+}
+
+/* The layout, and what reading the rows keeps (the mask, one block of rows,
+ * HDF5's chunks) within max_memory, before anything is allocated. */
+static int mk_h5_bound_read(hid_t *dset, const char *path, const char *name, int64_t n,
+			    uint64_t max_memory)
+{
+	hsize_t dims[2] = {(hsize_t)n, (hsize_t)n}, count[2] = {1, (hsize_t)n};
+	hid_t mtype = H5I_INVALID_HID;
+	bool is_float;
+	size_t size;
+	int ret = mk_h5_memtype(*dset, path, name, &mtype, &is_float);
+
+	if (ret)
+		return ret;
+	size = H5Tget_size(mtype);
+	H5Tclose(mtype);
+	count[0] = (hsize_t)mk_h5_block_rows(n, size);
+	return mk_h5_prepare_read(dset, path, name, 2, dims, &(mk_h5_reads){
+		.count = count, .steps = {0, -1}, .max_memory = max_memory,
+		.used = (uint64_t)n * mk_words(n) * 8 + count[0] * (uint64_t)n * size});
+}
+
 static int mk_h5_read_rows(hid_t dset, const char *path, const char *name, mk_mask *m)
 {
 	int64_t n = mk_mask_n(m), k;
@@ -369,8 +391,7 @@ static int mk_h5_read_rows(hid_t dset, const char *path, const char *name, mk_ma
 	if (ret)
 		return ret;
 	size = H5Tget_size(mtype);
-	k = MK_H5_READ_BYTES / (n * (int64_t)size);
-	k = k < 1 ? 1 : k > n ? n : k;
+	k = mk_h5_block_rows(n, size);
 	buf = malloc((size_t)(k * n) * size);
 	if (!buf) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
@@ -405,7 +426,7 @@ int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out)
 	if (ret == MK_OK)
 		ret = mk_h5_shape(dset, path, name, &n);
 	if (ret == MK_OK)
-		ret = mk_h5_check_layout(dset, path, name, 2, (hsize_t[]){(hsize_t)n, (hsize_t)n});
+		ret = mk_h5_bound_read(&dset, path, name, n, max_memory);
 	if (ret == MK_OK)
 		ret = mk_mask_new(n, max_memory, &m);
 	if (ret == MK_OK)

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "h5util.h"
+#include "h5write.h"
 
 struct mk_stack_job {
 	const mk_stack *s;
@@ -114,29 +115,23 @@ static int mk_stack_write_attrs(hid_t dset, const struct mk_stack_job *job, uint
 static int mk_stack_write_tmp(const char *tmp_path, void *arg)
 {
 	const struct mk_stack_job *job = arg;
-	hid_t file, dset = H5I_INVALID_HID;
+	hid_t dset;
 	uint64_t count = 0;
 	double sparsity = 0.0;
+	mk_h5w w;
 	int ret;
 
-	mk_h5_silence();
-	file = H5Fcreate(tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	if (file < 0)
-		return mk_error_set(MK_EIO, "HDF5 cannot create the file");
-	dset = mk_h5_create_mask(file, job->rank, job->dims, mk_h5_chunk_rows(job->s->n));
-	if (dset < 0) {
-		ret = mk_error_set(MK_EIO, "HDF5 cannot create the dataset 'mask'");
-		goto out;
-	}
-	ret = mk_stack_write_masks(dset, job, &count, &sparsity);
+	if ((ret = mk_h5w_create(&w, tmp_path)))
+		return ret;
+	dset = mk_h5_create_mask(w.file, job->rank, job->dims, mk_h5_chunk_rows(job->s->n));
+	if (dset < 0)
+		ret = mk_error_set(MK_ESYS, "HDF5 cannot create the dataset 'mask'");
+	if (ret == MK_OK)
+		ret = mk_stack_write_masks(dset, job, &count, &sparsity);
 	if (ret == MK_OK)
 		ret = mk_stack_write_attrs(dset, job, count, sparsity);
-out:
-	if (dset >= 0 && H5Dclose(dset) < 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "HDF5 write failed (closing the dataset)");
-	if (H5Fclose(file) < 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "HDF5 write failed (closing the file)");
-	return ret;
+	/* closes dset too */
+	return mk_h5w_close(&w, ret);
 }
 
 int mk_write_stack_h5(const char *path, const mk_stack *s)

@@ -137,9 +137,9 @@ static int mk_json_slurp(const char *path, uint64_t max_memory, char **text, siz
 	int ret;
 
 	*text = NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+	ret = mk_input_open(path, (void **)&f);
+	if (ret)
+		return ret;
 	if (fstat(fileno(f), &st) != 0) {
 		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
 		goto out;

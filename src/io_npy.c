@@ -182,8 +182,7 @@ static int mk_npy_shape(mk_npy *h)
 			h->pos++;
 		if (h->ndim < MK_NPY_MAX_DIMS)
 			h->shape[h->ndim] = v;
-		if (h->ndim <= MK_NPY_MAX_DIMS)
-			h->ndim++;
+		h->ndim++; /* bounded by the header's length */
 		if (!mk_npy_eat(h, ',') && !(mk_npy_ws(h), h->pos < h->len && h->s[h->pos] == ')'))
 			return mk_npy_bad(h, "expected ',' or ')' in the shape");
 	}
@@ -412,9 +411,9 @@ int mk_io_read_npy(const char *path, uint64_t max_memory, mk_mask **out)
 	int ret;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+	ret = mk_input_open(path, (void **)&f);
+	if (ret)
+		return ret;
 	ret = mk_npy_read_header(f, path, &h);
 	if (ret == MK_OK)
 		ret = mk_npy_descr(&h);

@@ -15,6 +15,7 @@
  * a set cell above.  Rows are streamed; memory is O(n).
  */
 #include "config.h"
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -54,6 +55,38 @@ void mk_png_quiet_warning(png_structp png, png_const_charp msg)
 {
 	(void)png;
 	(void)msg;
+}
+
+/* errno of the last failed write; libpng's own writer keeps only "Write Error" */
+static _Thread_local int mk_png_errno;
+
+static void mk_png_write_cb(png_structp png, png_bytep data, size_t len)
+{
+	if (fwrite(data, 1, len, png_get_io_ptr(png)) != len) {
+		mk_png_errno = errno ? errno : EIO;
+		png_error(png, "write failed");
+	}
+}
+
+static void mk_png_flush_cb(png_structp png)
+{
+	if (fflush(png_get_io_ptr(png)) != 0) {
+		mk_png_errno = errno ? errno : EIO;
+		png_error(png, "write failed");
+	}
+}
+
+void mk_png_set_file(png_structp png, FILE *f)
+{
+	mk_png_errno = 0;
+	png_set_write_fn(png, f, mk_png_write_cb, mk_png_flush_cb);
+}
+
+int mk_png_fail(const char *msg)
+{
+	if (mk_png_errno)
+		return mk_error_errno(mk_png_errno, "write failed");
+	return mk_error_set(MK_EIO, "PNG: %s", msg);
 }
 
 static void mk_png_put(uint8_t *px, const uint8_t rgb[3])
@@ -129,7 +162,7 @@ static void mk_png_reduced(struct mk_png *p, int64_t y)
 /* Everything that may longjmp out; called under mk_io_write_png's setjmp. */
 static void mk_png_stream(struct mk_png *p, FILE *f)
 {
-	png_init_io(p->png, f);
+	mk_png_set_file(p->png, f);
 	png_set_IHDR(p->png, p->info, (png_uint_32)p->side, (png_uint_32)p->side, 8,
 		     PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
 		     PNG_FILTER_TYPE_DEFAULT);
@@ -186,8 +219,7 @@ int mk_io_write_png(const mk_rows *r, FILE *f, const mk_write_opts *o)
 		goto out;
 	}
 	if (setjmp(png_jmpbuf(p.png))) {
-		/* A failing fwrite reaches libpng as "Write Error"; keep that. */
-		ret = mk_error_set(MK_EIO, "PNG: %s", p.msg);
+		ret = mk_png_fail(p.msg);
 		goto out;
 	}
 	mk_png_stream(&p, f);

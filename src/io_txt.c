@@ -157,9 +157,9 @@ int mk_io_read_txt(const char *path, uint64_t max_memory, mk_mask **out)
 	int ret = MK_OK;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+	ret = mk_input_open(path, (void **)&f);
+	if (ret)
+		return ret;
 	buf = malloc(CHUNK);
 	t.first = calloc(mk_words(MK_N_MAX), sizeof *t.first);
 	if (!buf || !t.first) {

@@ -10,8 +10,6 @@
 #include <string.h>
 #include "h5util.h"
 
-#define LEN_MAX_TEXT ((long)64 << 20)
-
 static bool len_ends_with(const char *s, size_t len, const char *ext)
 {
 	size_t e = strlen(ext);
@@ -45,14 +43,14 @@ static int len_from_h5(const char *file, const char *name, int64_t **out, int64_
 
 static int len_from_npy(const char *path, int64_t **out, int64_t *count)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	mk_npy h = {0};
 	char kind, what[64];
 	size_t size = 0;
-	int ret;
+	int ret = mk_input_open(path, (void **)&f);
 
-	if (!f)
-		return mk_error_set(MK_EIO, "'%s': cannot open", path);
+	if (ret)
+		return ret;
 	ret = mk_npy_read_header(f, path, &h);
 	kind = h.descr[1];
 	if (ret == MK_OK && ((h.descr[0] != '<' && h.descr[0] != '|') || (kind != 'i' && kind != 'u') ||
@@ -105,17 +103,22 @@ static int len_push(const char *path, int64_t **v, int64_t *count, int64_t *cap,
 /* Whitespace- or comma-separated integers. */
 static int len_from_text(const char *path, int64_t **out, int64_t *count)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char tok[32];
 	int64_t cap = 0, line = 1;
 	size_t k = 0;
-	int c, ret = MK_OK;
+	int c, ret = mk_input_open(path, (void **)&f);
 
-	if (!f)
-		return mk_error_set(MK_EIO, "'%s': cannot open", path);
+	if (ret)
+		return ret;
 	*count = 0;
 	do {
 		c = getc(f);
+		if (c == '\0') {
+			ret = mk_error_set(MK_EFORMAT, "'%s': line %" PRId64 ": a NUL byte (lengths are "
+					   "a text file of integers, a .npy or an .h5 file)", path, line);
+			break;
+		}
 		if (c != EOF && c != ',' && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			if (k + 1 < sizeof tok)
 				tok[k++] = (char)c;

@@ -1,9 +1,14 @@
 /* maskkit: the command table and dispatch. */
 #include "config.h"
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <cblas.h>
 #include "cli.h"
 
 static const struct mk_cmd *const mk_commands[] = {
@@ -39,8 +44,8 @@ static bool mk_main_same_command(int argc, char **argv)
 			if (!*c)
 				break;
 		}
-	if (mk_par_same(&h, sizeof h, "its command line differs from rank 0's (every rank must "
-			"run the same maskkit command)")) {
+	if (mk_par_same(&h, sizeof h, "its command line differs from the other ranks' (every "
+			"rank must run the same maskkit command)")) {
 		fprintf(stderr, "maskkit: %s\n", mk_error());
 		return true;
 	}
@@ -96,17 +101,78 @@ static void mk_main_quiet_ranks(int *err_fd)
 	}
 }
 
+/* OpenBLAS starts its worker threads before main(), each taking a work
+ * buffer of about 128 MiB and retrying for ever when that fails, and exit()
+ * then waits for them: under an address-space limit (ulimit -v) too low for
+ * them every command would hang.  Such a limit makes maskkit run itself
+ * again with as many BLAS threads as fit (one: no workers); the library's
+ * mk_blas_room refuses BLAS work that does not fit. */
+#define MK_MAIN_BASE_VM ((rlim_t)256 << 20) /* maskkit and its libraries, mapped */
+#define MK_MAIN_BLAS_VM ((rlim_t)136 << 20) /* one OpenBLAS thread's buffer */
+
+static void mk_main_blas_threads(char **argv)
+{
+#ifdef OPENBLAS_VERSION
+	struct rlimit rl;
+	char num[16];
+	rlim_t fit;
+	int want = openblas_get_num_threads();
+
+	if (want <= 1 || getenv("MASKKIT_BLAS_RERUN") || getrlimit(RLIMIT_AS, &rl) != 0 ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return;
+	fit = rl.rlim_cur > MK_MAIN_BASE_VM ? (rl.rlim_cur - MK_MAIN_BASE_VM) / MK_MAIN_BLAS_VM : 0;
+	if (fit >= (rlim_t)want)
+		return;
+	snprintf(num, sizeof num, "%d", fit < 1 ? 1 : (int)fit);
+	if (setenv("OPENBLAS_NUM_THREADS", num, 1) || setenv("MASKKIT_BLAS_RERUN", "1", 1))
+		return;
+	execv("/proc/self/exe", argv);
+	/* no /proc: go on; at worst a BLAS thread waits at exit as before */
+	fprintf(stderr, "maskkit: warning: cannot restart with fewer BLAS threads under the "
+		"address-space limit: %s\n", strerror(errno));
+#else
+	(void)argv;
+#endif
+}
+
+/* An interrupted command leaves no temporary file: the library removes
+ * them (and stops gnuplot), then the signal does what it would have done. */
+static void mk_main_on_signal(int sig)
+{
+	mk_cleanup_run(sig);
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered when the handler returns: the signal is blocked in it */
+}
+
+static void mk_main_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+	struct sigaction sa = {.sa_handler = mk_main_on_signal}, old;
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++)
+		/* one ignored by whoever started us (nohup) stays ignored */
+		if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[k], &sa, NULL);
+	/* past a file size limit (ulimit -f) a write then fails with EFBIG and
+	 * is reported like a full disk, instead of killing the process */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
 int main(int argc, char **argv)
 {
-	int err_fd = STDERR_FILENO, code;
+	int err_fd = STDERR_FILENO, code, ret;
 
-	int ret = mk_par_init(&argc, &argv);
+	mk_main_blas_threads(argv);
+	ret = mk_par_init(&argc, &argv);
 
 	if (ret) {
 		if (*mk_error())
 			fprintf(stderr, "maskkit: %s\n", mk_error());
 		return mk_status_is_user(ret) ? MK_EXIT_USER : MK_EXIT_INTERNAL;
 	}
+	mk_main_signals();
 	mk_main_quiet_ranks(&err_fd);
 	code = mk_main_run(argc, argv);
 	return mk_par_end(code, mk_error(), err_fd < 0 ? STDERR_FILENO : err_fd);

@@ -44,6 +44,21 @@ int mk_error_set(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* True for statuses caused by user input (exit code 2 in the CLI). */
 bool mk_status_is_user(int status);
+/* The status for an OS error number: MK_ESYS when the machine failed (a full
+ * disk or quota, a file too large for a limit, an I/O error, no memory or no
+ * file handles left: exit 1), MK_EIO when the path given is wrong (missing,
+ * not permitted, a directory, read-only: exit 2). */
+int mk_status_from_errno(int err);
+/* mk_error_set(mk_status_from_errno(err), "<fmt>: <strerror(err)>"). */
+int mk_error_errno(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Removes the temporary files of writes in progress (so that an interrupted
+ * write leaves the old file and nothing else) and sends sig to the programs
+ * the library runs (gnuplot).  Async-signal-safe: for a handler of SIGINT,
+ * SIGTERM or SIGHUP that then restores the default action and raises the
+ * signal again. */
+void mk_cleanup_run(int sig);
 
 /* ---- sizes --------------------------------------------------------------- */
 
@@ -275,6 +290,15 @@ typedef struct mk_write_opts {
 	uint64_t max_memory; /* cap for dense outputs (txt, npy, h5) and JSON */
 	int64_t png_max_px;  /* PNG side limit before downsampling; 0 = 1024 */
 } mk_write_opts;
+
+/* Opens an input file for reading ("rb"; *file is a FILE *): MK_EIO naming
+ * path and the OS's reason when it cannot be opened, is a directory or is
+ * not a regular file (a FIFO or a device: their size is unknown, a FIFO with
+ * no writer blocks for ever and /dev/zero never ends). */
+int mk_input_open(const char *path, void **file);
+/* The same check without keeping the file open (for libraries that open
+ * by name, such as libhdf5). */
+int mk_input_check(const char *path);
 
 /* Writes the rows of a bound expression to path, atomically: the data goes
  * to a temporary file in the same directory that is renamed over path only

@@ -128,12 +128,31 @@ int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype);
 int mk_attn_devices(const mk_attn_backend *b);
 /* b->release, when the backend has one (see there). */
 void mk_attn_release(const mk_attn_backend *b);
+/* max_i |q_i| max_j |k_j| / sqrt(d) over one n x d slice: no score
+ * q_i.k_j / sqrt(d), nor any partial sum of one, exceeds it in magnitude
+ * (NaN propagates).  float32 rounding of the scores leaves each log column
+ * sum of mk_attn_colsums uncertain by a few float32 ulps of it. */
+double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k);
+/* The largest score bound the float32 engine accepts.  Above it scores, or
+ * the scalings f and g (a few scores apart), could leave float32, where
+ * inf - inf would turn an output row into NaN or zeros; no normalisation
+ * can be computed there in float32, so none is tried.  With d <= 1024 it
+ * also keeps sgemm's unscaled partial sums, up to sqrt(d) times it, finite. */
+#define MK_ATTN_SCORE_MAX 1e37
+/* MK_ERANGE ("attention scores could reach X, beyond float32") when the
+ * score bound of any (batch, head) slice of q, k is above MK_ATTN_SCORE_MAX
+ * or NaN, whatever the mask, kernel, backend and normalisation: the same
+ * inputs are refused everywhere (mk_attn_run, mk_attn_time, mk_attn_colsums,
+ * mk_attn_reference). */
+int mk_attn_check_scores(const mk_attn_shape *s, const float *q, const float *k);
+
 /* The same checks as mk_attn_run, then b->time; MK_EINVAL when b has none. */
 int mk_attn_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		 const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		 const mk_attn_layout *mask, int warmup, int reps, double *secs, float *o,
 		 mk_attn_stats *st);
-/* Checks the shape, kernel and mask against the backend, then runs it. */
+/* Checks the shape, kernel and mask against the backend and the inputs
+ * with mk_attn_check_scores, then runs it. */
 int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		const mk_attn_layout *mask, float *o, mk_attn_stats *st);
@@ -143,7 +162,8 @@ int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *
  * mask's entries (NULL: every entry), -inf for a column with no entry.  q
  * and k are n x d, scores q.k / sqrt(d).  pi is never formed: the CPU
  * kernels' passes stream over the queries (O(n) memory).  For sinkhorn:K
- * (and dnas, K = 1) trace, when not NULL, gets one entry per round. */
+ * (and dnas, K = 1) trace, when not NULL, gets one entry per round.
+ * MK_ERANGE for inputs mk_attn_check_scores refuses. */
 typedef struct mk_sinkhorn_step {
 	/* max and mean of |sum_j pi_ij - 1| over rows with an entry, after the
 	 * round's column scaling (the columns then sum to 1) */
@@ -153,11 +173,6 @@ typedef struct mk_sinkhorn_step {
 } mk_sinkhorn_step;
 int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, const float *k,
 		    const mk_attn_layout *mask, double *logcol, mk_sinkhorn_step *trace);
-/* max_i |q_i| max_j |k_j| / sqrt(d): no score q_i.k_j / sqrt(d) exceeds it in
- * magnitude.  mk_attn_colsums refuses inputs where it is above 1e37, and
- * float32 rounding of the scores leaves each log column sum uncertain by a
- * few float32 ulps of it. */
-double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k);
 
 /* ---- explaining away (analysis/explain.c) -------------------------------- */
 
@@ -233,10 +248,24 @@ typedef struct mk_tensor {
  * float64 beyond float32's range), MK_ERANGE (sizes overflow or need more
  * than max_memory, 0 = MK_DEFAULT_MAX_MEMORY). */
 int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out);
-/* Writes t as dtype to "FILE.npy", "FILE.h5" (dataset `dataset`) or
- * "FILE.h5:/path" (the path wins; groups created), atomically: a failure
- * leaves an existing file untouched.  MK_EINVAL for another extension. */
+/* Writes t as dtype to "FILE.npy", or to one dataset of an HDF5 file:
+ * "FILE.h5" (dataset `dataset`) or "FILE.h5:/path" (the path wins; groups
+ * created).  An existing FILE.h5 keeps every other dataset, group and
+ * attribute: the dataset is added, or replaces the dataset of that name.
+ * Atomic: a failure leaves an existing file untouched.  MK_EINVAL for
+ * another extension, for an existing FILE.h5 that is not HDF5 and for a
+ * path that names a group; MK_ESYS (a full disk...) or MK_EIO with the OS's
+ * reason when writing fails. */
 int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, mk_dtype dtype);
+/* The length of the file part of a tensor spec: "a/b.h5" of "a/b.h5:/g/x". */
+size_t mk_tensor_file_len(const char *spec);
+/* MK_EINVAL, naming both, when writing the tensor spec `out` (dataset
+ * `dataset` when it names none) would overwrite one of the count input
+ * specs: the same file (by device and inode, so through any links) for
+ * .npy, or the same dataset of the same file for HDF5 (adding a dataset to
+ * a file that holds inputs is fine). */
+int mk_tensor_check_output(const char *out, const char *dataset, const char *const *inputs,
+			   size_t count);
 /* A zeroed float32 tensor, its size checked for overflow and against
  * max_memory (0 = MK_DEFAULT_MAX_MEMORY); `what` names it in errors. */
 int mk_tensor_new(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_memory,
@@ -311,6 +340,7 @@ int mk_sweep_solve(mk_sweep_solver *s, double target, mk_sweep_point *out);
 /* The rows checked: all of them for n <= MK_REF_MAX_ROWS, else 64 evenly
  * spread (first and last included); rows holds MK_REF_MAX_ROWS entries. */
 int64_t mk_attn_ref_rows(int64_t n, int64_t *rows);
+/* MK_ERANGE for inputs mk_attn_check_scores refuses, as the engine does. */
 int mk_attn_reference(const mk_norm *norm, const mk_attn_shape *s, const float *q,
 		      const float *k, const float *v, const mk_mask *mask, const int64_t *rows,
 		      int64_t nrows, double *ref);

@@ -29,7 +29,11 @@ typedef struct mk_dataset_opts {
 	const char *axes;     /* the leading axes in order, letters from "slh" (samples,
 			       * layers, heads), e.g. "sh" for [samples, heads, N, N];
 			       * NULL: by rank ("slh", "lh", "h", "") */
-	uint64_t max_memory;  /* cap for one block; 0 = MK_DEFAULT_MAX_MEMORY */
+	uint64_t max_memory;  /* cap for what reading the data keeps (a block, the
+			       * per-sample and per-head results, HDF5's chunk cache);
+			       * 0 = MK_DEFAULT_MAX_MEMORY */
+	bool shape_only;      /* a look at the shape: the lengths are not read (their
+			       * name is found) and mk_dataset_lengths gives NULL */
 	bool parallel;        /* under MPI: every rank opens the file at once through MPI-IO
 			       * (open, reads with `collective` and close are then
 			       * collective) and the ranks must see the same data */
@@ -62,10 +66,13 @@ typedef struct mk_dataset_block {
  * dataset of rank 2 to 5 other than the lengths.  Errors (MK_EFORMAT unless
  * said): the file missing (MK_EIO) or not HDF5, no or several candidates, a
  * rank outside 2..5 or not matching `axes`, non-square last two axes, an
- * empty axis, a non-numeric type, a damaged layout, lengths that are not a
- * 1-D integer dataset of `samples` entries, a length < 1 or > N (naming the
- * first bad sample), a block, or the per-sample lengths and results (24
- * bytes a sample), larger than max_memory (MK_ERANGE). */
+ * empty axis, a non-numeric type, a damaged layout, external storage, data
+ * never or only partly written, lengths that are not a 1-D integer dataset
+ * of `samples` entries, a length < 1 or > N (naming the first bad sample);
+ * MK_ERANGE when a block, the per-sample and per-head results (32 bytes a
+ * sample, 64 a head of a layer), one decompressed chunk or the chunk cache
+ * that decompresses each chunk once would take more than max_memory, all
+ * checked before anything is allocated or read. */
 int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out);
 void mk_dataset_close(mk_dataset *d);
 const mk_dataset_info *mk_dataset_get_info(const mk_dataset *d);

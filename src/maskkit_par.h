@@ -42,7 +42,9 @@ void mk_par_done(void);
 int mk_par_agree(int status, int *failed_rank);
 
 /* Collective: MK_EINVAL on every rank when some rank's bytes differ from
- * rank 0's, with `message` ("rank R of P (HOST): " in front). */
+ * those most ranks hold (a tie: from the lowest rank's among the tied),
+ * with `message` ("rank R of P (HOST): " in front, R the lowest rank that
+ * differs: rank 0 when its copy is the odd one out). */
 int mk_par_same(const void *buf, size_t bytes, const char *message);
 
 /* Items 0..count-1 dealt round-robin to the ranks, a round of one item per

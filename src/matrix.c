@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
-#include "maskkit.h"
+#include "internal.h"
 
 #define MK_MIRROR_BLOCK 64
 
@@ -67,7 +67,9 @@ int mk_matrix_gram(const mk_matrix *e, uint64_t max_memory, mk_matrix *p)
 	if (e->rows > INT32_MAX || e->cols > INT32_MAX)
 		return mk_error_set(MK_ERANGE, "matrix of %lld x %lld is too large for BLAS",
 				    (long long)e->rows, (long long)e->cols);
-	ret = mk_matrix_new(e->rows, e->rows, max_memory, "the Gram matrix", p);
+	ret = mk_blas_room(1);
+	if (ret == MK_OK)
+		ret = mk_matrix_new(e->rows, e->rows, max_memory, "the Gram matrix", p);
 	if (ret)
 		return ret;
 	cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)e->rows, (int)e->cols, 1.0,

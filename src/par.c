@@ -197,25 +197,56 @@ int mk_par_agree(int status, int *failed_rank)
 	return mk_error_set(h.status, "%s", h.msg);
 }
 
+/* The lowest rank holding the hash most ranks hold (a tie: the lowest rank
+ * among the tied), so that the odd one out is named even on rank 0. */
+static int par_majority(const uint64_t *hash)
+{
+	int best = 0, best_count = 0;
+
+	for (int q = 0; q < par_size_; q++) {
+		int count = 0;
+		for (int r = 0; r < par_size_; r++)
+			count += hash[r] == hash[q];
+		if (count > best_count) {
+			best = q;
+			best_count = count;
+		}
+	}
+	return best;
+}
+
 int mk_par_same(const void *buf, size_t bytes, const char *message)
 {
+	const unsigned char *b = buf;
 	unsigned char *ref = NULL;
-	int ret = MK_OK;
+	uint64_t mine = 1469598103934665603ull, *all = NULL;
+	int ret = MK_OK, root;
 
 	if (!par_on || par_size_ == 1)
 		return MK_OK;
-	if (bytes > (size_t)INT_MAX || !(ref = malloc(bytes ? bytes : 1)))
+	if (bytes > (size_t)INT_MAX || !(ref = malloc(bytes ? bytes : 1)) ||
+	    !(all = malloc((size_t)par_size_ * sizeof *all)))
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 	if ((ret = mk_par_agree(ret, NULL)))
 		goto out;
-	if (par_rank_ == 0)
+	for (size_t k = 0; k < bytes; k++)
+		mine = (mine ^ b[k]) * 1099511628211ull;
+	MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+	root = par_majority(all);
+	/* the bytes themselves decide: a hash may collide */
+	if (par_rank_ == root)
 		memcpy(ref, buf, bytes);
-	MPI_Bcast(ref, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-	if (memcmp(ref, buf, bytes))
+	MPI_Bcast(ref, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+	/* rank 0 names itself too: the message is about which rank differs */
+	if (memcmp(ref, buf, bytes) && par_rank_ == 0)
+		ret = mk_error_set(MK_EINVAL, "rank 0 of %d (%s): %s", par_size_, mk_par_host(),
+				   message);
+	else if (memcmp(ref, buf, bytes))
 		ret = mk_error_set(MK_EINVAL, "%s", message);
 	ret = mk_par_agree(ret, NULL);
 out:
 	free(ref);
+	free(all);
 	return ret;
 }
 

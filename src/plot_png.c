@@ -110,7 +110,7 @@ static void mk_pic_stream(struct mk_pic *p, FILE *f)
 {
 	size_t band_bytes = (size_t)(3 * p->side * p->width);
 
-	png_init_io(p->png, f);
+	mk_png_set_file(p->png, f);
 	png_set_IHDR(p->png, p->info, (png_uint_32)p->width, (png_uint_32)p->height, 8,
 		     PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
 		     PNG_FILTER_TYPE_DEFAULT);
@@ -135,7 +135,7 @@ static void mk_pic_stream(struct mk_pic *p, FILE *f)
 static int mk_pic_png(struct mk_pic *p, FILE *f)
 {
 	if (setjmp(png_jmpbuf(p->png)))
-		return mk_error_set(MK_EIO, "PNG: %s", p->msg);
+		return mk_png_fail(p->msg);
 	mk_pic_stream(p, f);
 	return MK_OK;
 }
@@ -147,7 +147,7 @@ static int mk_pic_write(const char *tmp_path, void *arg)
 	int ret;
 
 	if (!f)
-		return mk_error_set(MK_EIO, "'%s': %s", tmp_path, strerror(errno));
+		return mk_error_errno(errno, "cannot create '%s'", tmp_path);
 	p->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, p->msg, mk_png_quiet_error,
 					  mk_png_quiet_warning);
 	p->info = p->png ? png_create_info_struct(p->png) : NULL;
@@ -158,9 +158,9 @@ static int mk_pic_write(const char *tmp_path, void *arg)
 	if (p->png)
 		png_destroy_write_struct(&p->png, p->info ? &p->info : NULL);
 	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	if (fclose(f) != 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	return ret;
 }
 
@@ -260,7 +260,7 @@ static void mk_grid_stream(struct mk_grid *g, FILE *f)
 {
 	int64_t w = g->cols * g->cell;
 
-	png_init_io(g->png, f);
+	mk_png_set_file(g->png, f);
 	png_set_IHDR(g->png, g->info, (png_uint_32)w, (png_uint_32)(g->rows * g->cell), 8,
 		     PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
 		     PNG_FILTER_TYPE_DEFAULT);
@@ -283,7 +283,7 @@ static void mk_grid_stream(struct mk_grid *g, FILE *f)
 static int mk_grid_png(struct mk_grid *g, FILE *f)
 {
 	if (setjmp(png_jmpbuf(g->png)))
-		return mk_error_set(MK_EIO, "PNG: %s", g->msg);
+		return mk_png_fail(g->msg);
 	mk_grid_stream(g, f);
 	return MK_OK;
 }
@@ -295,7 +295,7 @@ static int mk_grid_write(const char *tmp_path, void *arg)
 	int ret;
 
 	if (!f)
-		return mk_error_set(MK_EIO, "'%s': %s", tmp_path, strerror(errno));
+		return mk_error_errno(errno, "cannot create '%s'", tmp_path);
 	g->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, g->msg, mk_png_quiet_error,
 					  mk_png_quiet_warning);
 	g->info = g->png ? png_create_info_struct(g->png) : NULL;
@@ -303,9 +303,9 @@ static int mk_grid_write(const char *tmp_path, void *arg)
 	if (g->png)
 		png_destroy_write_struct(&g->png, g->info ? &g->info : NULL);
 	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	if (fclose(f) != 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
+		ret = mk_error_errno(errno, "write failed");
 	return ret;
 }
 

@@ -244,6 +244,7 @@ static int rp_spawn(report *r, const char *prog, char *const *argv, bool search,
 		    int err_fd, int *status)
 {
 	pid_t pid;
+	int token;
 
 	fflush(NULL);
 	pid = fork();
@@ -262,9 +263,15 @@ static int rp_spawn(report *r, const char *prog, char *const *argv, bool search,
 			strerror(errno));
 		_exit(127);
 	}
+	/* a signal that stops the report stops the command too, which then
+	 * removes its own temporary files */
+	token = mk_cleanup_push_child(pid);
 	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			mk_cleanup_pop(token);
 			return mk_error_set(MK_ESYS, "waiting for '%s': %s", prog, strerror(errno));
+		}
+	mk_cleanup_pop(token);
 	return MK_OK;
 }
 

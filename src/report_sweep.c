@@ -115,18 +115,19 @@ static bool sw_row(char *line, int nfields, const int *ix, rp_sweep_row *row, ch
 int rp_sweep_read(const char *path, rp_sweep_row **rows, size_t *count, char *reason,
 		  size_t size)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = NULL;
 	char line[SW_LINE_MAX], why[RP_REASON_MAX];
-	int index[C_COUNT], nfields = 0, ret = MK_EFORMAT;
+	int index[C_COUNT], nfields = 0, ret = mk_input_open(path, (void **)&f);
 	size_t cap = 0;
 	long lineno = 0;
 
 	*rows = NULL;
 	*count = 0;
-	if (!f) {
-		snprintf(reason, size, "sweep results '%s': %s", path, strerror(errno));
-		return MK_EIO;
+	if (ret) {
+		snprintf(reason, size, "sweep results %s", mk_error());
+		return ret;
 	}
+	ret = MK_EFORMAT;
 	while (fgets(line, sizeof line, f)) {
 		size_t len = strlen(line);
 		lineno++;

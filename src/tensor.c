@@ -1,5 +1,6 @@
 /*
- * Dense tensors of rank 2 to 4 in .npy and HDF5 files, for `maskkit attn`.
+ * Dense tensors of rank 2 to 4 in .npy and HDF5 files, for `maskkit attn`;
+ * reading here, writing in tensor_write.c.
  *
  * Files hold float32 or float64; in memory everything is float32 (the
  * attention engine's type), so float64 values are rounded on reading and a
@@ -22,7 +23,7 @@
 #include "h5util.h"
 #include "internal.h"
 
-#define TENSOR_CHUNK 4096 /* elements converted per step when writing */
+#define TENSOR_CHUNK 4096 /* elements converted per step when reading */
 
 /* ---- shapes ---------------------------------------------------------------- */
 
@@ -286,11 +287,11 @@ static int tensor_read_npy(const char *path, uint64_t max_memory, mk_tensor *out
 	bool swap = false;
 	uint64_t count = 0;
 	char what[128];
-	FILE *f = fopen(path, "rb");
-	int ret;
+	FILE *f;
+	int ret = mk_input_open(path, (void **)&f);
 
-	if (!f)
-		return mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+	if (ret)
+		return ret;
 	ret = mk_npy_read_header(f, path, &h);
 	if (ret == MK_OK)
 		ret = tensor_npy_descr(&h, &dtype, &swap);
@@ -320,39 +321,6 @@ static int tensor_read_npy(const char *path, uint64_t max_memory, mk_tensor *out
 	free(h.text);
 	fclose(f);
 	return ret;
-}
-
-static int tensor_write_npy(const mk_tensor *t, const char *tmp, mk_dtype dtype)
-{
-	const char *descr = dtype == MK_DTYPE_F64 ? (tensor_host_big() ? ">f8" : "<f8")
-						  : (tensor_host_big() ? ">f4" : "<f4");
-	uint64_t count = mk_tensor_count(t);
-	double buf[TENSOR_CHUNK];
-	char head[256];
-	size_t hlen = mk_npy_header(descr, t->rank, t->dims, head, sizeof head);
-	FILE *f = fopen(tmp, "wb");
-	int ret = MK_OK;
-
-	if (!f)
-		return mk_error_set(MK_EIO, "cannot open for writing: %s", strerror(errno));
-	if (hlen == 0 || fwrite(head, 1, hlen, f) != hlen)
-		ret = MK_ESYS;
-	if (dtype == MK_DTYPE_F32 && ret == MK_OK &&
-	    fwrite(t->data, sizeof(float), (size_t)count, f) != count)
-		ret = MK_ESYS;
-	for (uint64_t e = 0; dtype == MK_DTYPE_F64 && ret == MK_OK && e < count;) {
-		size_t k = count - e < TENSOR_CHUNK ? (size_t)(count - e) : TENSOR_CHUNK;
-		for (size_t j = 0; j < k; j++)
-			buf[j] = t->data[e + j];
-		if (fwrite(buf, sizeof *buf, k, f) != k)
-			ret = MK_ESYS;
-		e += k;
-	}
-	if ((fflush(f) != 0 || ferror(f)) && ret == MK_OK)
-		ret = MK_ESYS;
-	if (fclose(f) != 0 && ret == MK_OK)
-		ret = MK_ESYS;
-	return ret ? mk_error_set(MK_ESYS, "write failed: %s", strerror(errno)) : MK_OK;
 }
 
 /* ---- HDF5 ------------------------------------------------------------------- */
@@ -415,8 +383,21 @@ static int tensor_h5_shape(hid_t dset, const char *path, const char *name, mk_te
 			return mk_error_set(MK_ERANGE, "'%s': dataset '%s' is too large", path, name);
 		t->dims[k] = (int64_t)dims[k];
 	}
-	ret = mk_h5_check_layout(dset, path, name, rank, dims);
 	return ret;
+}
+
+/* The layout, and one read of everything (the tensor, a float64 copy for
+ * float64 data, one decompressed chunk) within max_memory. */
+static int tensor_h5_bound(hid_t *dset, const char *path, const char *name, const mk_tensor *t,
+			   uint64_t count, uint64_t max_memory)
+{
+	hsize_t dims[MK_TENSOR_MAX_RANK];
+
+	for (int k = 0; k < t->rank; k++)
+		dims[k] = (hsize_t)t->dims[k];
+	return mk_h5_prepare_read(dset, path, name, t->rank, dims, &(mk_h5_reads){
+		.count = dims, .steps = {-1, -1}, .max_memory = max_memory,
+		.used = mk_h5_mul(count, t->dtype == MK_DTYPE_F64 ? 12 : 4)});
 }
 
 static int tensor_h5_data(hid_t dset, const char *path, const char *name, mk_tensor *t,
@@ -468,6 +449,8 @@ static int tensor_read_h5(const char *path, const char *dataset, uint64_t max_me
 	if (ret == MK_OK)
 		ret = tensor_size(t.rank, t.dims, max_memory, path, &count);
 	if (ret == MK_OK)
+		ret = tensor_h5_bound(&dset, path, name, &t, count, max_memory);
+	if (ret == MK_OK)
 		ret = mk_tensor_new(t.rank, t.dims, t.dtype, max_memory, path, out);
 	if (ret == MK_OK && (ret = tensor_h5_data(dset, path, name, out, max_memory)))
 		mk_tensor_release(out);
@@ -479,57 +462,15 @@ static int tensor_read_h5(const char *path, const char *dataset, uint64_t max_me
 	return ret;
 }
 
-struct tensor_job {
-	const mk_tensor *t;
-	const char *dataset; /* HDF5 only */
-	mk_format format;
-	mk_dtype dtype;
-};
-
-static int tensor_write_h5(const struct tensor_job *job, const char *tmp)
-{
-	const mk_tensor *t = job->t;
-	hsize_t dims[MK_TENSOR_MAX_RANK];
-	hid_t file, lcpl = H5I_INVALID_HID, space = H5I_INVALID_HID, dset = H5I_INVALID_HID;
-	int ret = MK_OK;
-
-	for (int k = 0; k < t->rank; k++)
-		dims[k] = (hsize_t)t->dims[k];
-	mk_h5_silence();
-	if ((file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-		return mk_error_set(MK_EIO, "HDF5 cannot create the file");
-	if ((lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
-	    H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
-	    (space = H5Screate_simple(t->rank, dims, NULL)) < 0 ||
-	    (dset = H5Dcreate2(file, job->dataset, job->dtype == MK_DTYPE_F64 ? H5T_IEEE_F64LE
-						   : H5T_IEEE_F32LE, space, lcpl, H5P_DEFAULT,
-			       H5P_DEFAULT)) < 0)
-		ret = mk_error_set(MK_EINVAL, "HDF5 cannot create dataset '%s'", job->dataset);
-	else if (H5Dwrite(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->data) < 0)
-		ret = mk_error_set(MK_ESYS, "HDF5 write failed");
-	if (dset >= 0)
-		H5Dclose(dset);
-	if (space >= 0)
-		H5Sclose(space);
-	if (lcpl >= 0)
-		H5Pclose(lcpl);
-	if (H5Fclose(file) < 0 && ret == MK_OK)
-		ret = mk_error_set(MK_ESYS, "HDF5 write failed");
-	return ret;
-}
-
-static int tensor_write_tmp(const char *tmp, void *arg)
-{
-	const struct tensor_job *job = arg;
-	if (job->format == MK_FMT_H5)
-		return tensor_write_h5(job, tmp);
-	return tensor_write_npy(job->t, tmp, job->dtype);
-}
-
 /* ---- entry points ------------------------------------------------------------ */
 
-/* spec split into a malloc'd file name and its dataset (or NULL). */
-static int tensor_spec(const char *spec, char **file, const char **dataset, mk_format *fmt)
+size_t mk_tensor_file_len(const char *spec)
+{
+	const char *dataset;
+	return tensor_split(spec, &dataset);
+}
+
+int mk_tensor_spec(const char *spec, char **file, const char **dataset, mk_format *fmt)
 {
 	size_t flen = tensor_split(spec, dataset);
 	*fmt = mk_tensor_format(spec);
@@ -551,30 +492,11 @@ int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out)
 	int ret;
 
 	memset(out, 0, sizeof *out);
-	ret = tensor_spec(spec, &file, &dataset, &fmt);
+	ret = mk_tensor_spec(spec, &file, &dataset, &fmt);
 	if (ret == MK_OK && fmt == MK_FMT_NPY)
 		ret = tensor_read_npy(file, max_memory, out);
 	else if (ret == MK_OK)
 		ret = tensor_read_h5(file, dataset, max_memory, out);
-	free(file);
-	return ret;
-}
-
-int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, mk_dtype dtype)
-{
-	struct tensor_job job = {.t = t, .dtype = dtype};
-	const char *given;
-	char *file = NULL, msg[512];
-	int ret = tensor_spec(spec, &file, &given, &job.format);
-
-	job.dataset = given ? given : dataset;
-	if (ret == MK_OK && job.format == MK_FMT_H5 && (!job.dataset || !*job.dataset))
-		ret = mk_error_set(MK_EINVAL, "'%s': no dataset name to write", spec);
-	if (ret == MK_OK && (ret = mk_io_atomic(file, tensor_write_tmp, &job)) &&
-	    !strstr(mk_error(), file)) {
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		mk_error_set(ret, "'%s': %s", file, msg);
-	}
 	free(file);
 	return ret;
 }

@@ -265,7 +265,19 @@ static int mk_weights_shape(const mk_weights *w, hid_t dset, const char *name, i
 				    w->path, name, shape);
 	*rows = rank == 1 ? 1 : (int64_t)dims[0];
 	*cols = (int64_t)dims[rank - 1];
-	return mk_h5_check_layout(dset, w->path, name, rank, dims);
+	return MK_OK;
+}
+
+/* The layout, and one read of everything (the matrix, one decompressed
+ * chunk) within max_memory. */
+static int mk_weights_bound(const mk_weights *w, hid_t *dset, const char *name, int rank,
+			    int64_t rows, int64_t cols, uint64_t max_memory)
+{
+	hsize_t dims[2] = {rank == 1 ? (hsize_t)cols : (hsize_t)rows, (hsize_t)cols};
+
+	return mk_h5_prepare_read(dset, w->path, name, rank, dims, &(mk_h5_reads){
+		.count = dims, .steps = {-1, -1}, .max_memory = max_memory,
+		.used = mk_h5_mul(mk_h5_mul((uint64_t)rows, (uint64_t)cols), sizeof(double))});
 }
 
 static const char *mk_weights_class_name(H5T_class_t cls)
@@ -345,6 +357,8 @@ int mk_weights_read(mk_weights *w, const char *dataset, int rank, uint64_t max_m
 		ret = mk_weights_shape(w, dset, name, rank, &rows, &cols);
 	if (ret == MK_OK)
 		ret = mk_weights_check_type(w, dset, name);
+	if (ret == MK_OK)
+		ret = mk_weights_bound(w, &dset, name, rank, rows, cols, max_memory);
 	if (ret == MK_OK) {
 		snprintf(what, sizeof what, "'%s': dataset '%s'", w->path, name);
 		ret = mk_matrix_new(rows, cols, max_memory, what, out);

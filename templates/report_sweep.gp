@@ -10,7 +10,9 @@
 #   pattern_of  array: each series' pattern number (its colour)
 #   kernel_of   array: each series' kernel number (its dash and point)
 #   dense_ms    dense attention's median times (ms), space-separated: it
-#               ignores the mask, so it is a horizontal reference line
+#               ignores the mask, so it is a horizontal reference line;
+#               empty when the sweep timed no dense kernel (gnuplot then
+#               still evaluates the loop's expression once: hence NaN)
 
 if (svg) {
 	set terminal svg noenhanced size 1400,620 font ',10' background '#ffffff'
@@ -33,8 +35,8 @@ set ylabel 'median time (ms, log scale)'
 plot for [p = 0:panels - 1] datafile index p using 1:2 with linespoints lw 1.5 \
 	lc rgb colour(pattern_of[p + 1]) dt 1 + kernel_of[p + 1] pt 5 + kernel_of[p + 1] ps 0.8 \
 	title series[p + 1], \
-     for [k = 1:words(dense_ms)] real(word(dense_ms, k)) with lines lw 2.5 lc rgb 'black' \
-	dt 1 title (k == 1 ? 'dense' : '')
+     for [k = 1:words(dense_ms)] (words(dense_ms) ? real(word(dense_ms, k)) : NaN) \
+	with lines lw 2.5 lc rgb 'black' dt 1 title (k == 1 ? 'dense' : '')
 unset logscale y
 set ylabel 'speed-up over dense (x)'
 set yrange [0:*]

@@ -503,7 +503,31 @@ START_TEST(test_bad_options)
 	expect_error(&o, MK_EINVAL, "threshold");
 	o.threshold = 0.5;
 	o.max_memory = 8;
-	expect_error(&o, MK_ERANGE, "one sample's indicators");
+	expect_error(&o, MK_ERANGE, "(one sample's, and the per-sample and per-block results) would need");
+}
+END_TEST
+
+/* A 1.6 KB file may declare 2^30 samples: their lengths and results (8
+ * GiB) are checked against max_memory before anything is allocated, and
+ * indicators never written (they would read as the fill value) refused. */
+START_TEST(test_declared_sizes)
+{
+	hsize_t dims[2] = {(hsize_t)1 << 30, 4};
+	hid_t f = h5t_create(path), space = H5Screate_simple(2, dims, NULL);
+	mk_axis_opts o;
+
+	for (int k = 0; k < 2; k++)
+		H5Dclose(H5Dcreate2(f, k ? "cols" : "rows", H5T_STD_U8LE, space, H5P_DEFAULT,
+				    H5P_DEFAULT, H5P_DEFAULT));
+	H5Sclose(space);
+	H5Fclose(f);
+	mk_axis_opts_init(&o);
+	o.max_memory = 64 << 20;
+	expect_error(&o, MK_ERANGE, "indicators of 1073741824 samples x 1 blocks x N = 4 (one "
+		     "sample's, and the per-sample and per-block results) would need 8.0 GiB, over "
+		     "the memory limit of 64.0 MiB");
+	o.max_memory = (uint64_t)16 << 30;
+	expect_error(&o, MK_EFORMAT, "dataset '/rows' was never written");
 }
 END_TEST
 
@@ -533,6 +557,7 @@ int main(void)
 	tcase_add_test(bad, test_truncated_file);
 	tcase_add_test(bad, test_not_hdf5_and_missing_file);
 	tcase_add_test(bad, test_bad_options);
+	tcase_add_test(bad, test_declared_sizes);
 	suite_add_tcase(s, one);
 	suite_add_tcase(s, file);
 	suite_add_tcase(s, bad);

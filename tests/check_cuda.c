@@ -3,7 +3,8 @@
  * bf16, at d = 64 and 128 (and 32 and 96, padded, on some masks), against the
  * double-precision reference and against the cpu backend, on the masks
  * check_attn uses (empty rows, partial tiles, n not a multiple of the tile);
- * the block kernel's split rows; the device timer; device selection.
+ * the block kernel's split rows; the device timer; device selection;
+ * scores beyond float32 refused as on the cpu.
  * q is scaled by 4 so that the softmax is far from uniform, and the
  * tolerances are tighter than mk_dtype_tolerance: a kernel that ignored the
  * scores or swapped two key columns would pass at bf16's 5e-2.
@@ -269,6 +270,62 @@ START_TEST(timer_matches_run)
 }
 END_TEST
 
+/* Scores beyond float32 (Q = K = 1e19, d = 64: 8e38): the cuda backend
+ * refuses them as the cpu does, in every dtype, kernel and norm, through
+ * run and time (never zeros with MK_OK); just below the limit (Q = K = 2^59,
+ * scores 2^121 = 2.7e36, all equal) fp32 and bf16 give the mean of V's
+ * rows, as the cpu does (fp16 refuses such inputs for its own range). */
+START_TEST(overflow_refused_like_cpu)
+{
+	const mk_attn_backend *gpu = backend("cuda");
+	mk_mask *m = mcase_mask(&mcases[0]);
+	mk_attn_layout *l;
+	mk_attn_stats st;
+	double secs[1];
+	cuda_case c;
+	size_t count;
+
+	case_new(&c, 100, 64);
+	count = (size_t)(4 * c.s.n * c.s.d);
+	ck_assert_int_eq(mk_attn_prepare(gpu, m, 64, 0, &l), MK_OK);
+	for (size_t x = 0; x < count; x++)
+		c.v[x] = (float)((x / 64) % 100); /* row j of each slice: j */
+	for (int big = 1; big >= 0; big--) {
+		for (size_t x = 0; x < count; x++)
+			c.q[x] = c.k[x] = big ? 1e19f : 0x1p59f;
+		for (int t = 0; t < 3; t++)
+			for (int k = 0; k < MK_KERNEL_COUNT; k++)
+				for (int ni = 0; ni < 4; ni++) {
+					mk_norm norm;
+					int ret;
+					ck_assert_int_eq(mk_norm_parse(norms[ni], &norm), MK_OK);
+					ck_assert_int_eq(mk_attn_configure(gpu, 0, dtypes[t]), MK_OK);
+					ret = mk_attn_run(gpu, (mk_attn_kernel)k, &norm, &c.s, c.q, c.k,
+							  c.v, l, c.o, &st);
+					if (big || t == 1) {
+						ck_assert_msg(ret == MK_ERANGE, "%s %s %s: %d", dtypes[t],
+							      mk_attn_kernel_name((mk_attn_kernel)k),
+							      norms[ni], ret);
+						ck_assert_int_eq(mk_attn_time(gpu, (mk_attn_kernel)k, &norm,
+									  &c.s, c.q, c.k, c.v, l, 0,
+									  1, secs, c.o, &st),
+								 MK_ERANGE);
+						continue;
+					}
+					ck_assert_msg(ret == MK_OK, "%s: %s", dtypes[t], mk_error());
+					for (size_t x = 0; x < count; x++)
+						ck_assert_msg(fabsf(c.o[x] - 49.5f) <= 0.05f,
+							      "%s %s %s: o[%zu] = %g", dtypes[t],
+							      mk_attn_kernel_name((mk_attn_kernel)k),
+							      norms[ni], x, (double)c.o[x]);
+				}
+	}
+	mk_attn_layout_free(l);
+	case_free(&c);
+	mk_mask_free(m);
+}
+END_TEST
+
 START_TEST(device_selection_and_description)
 {
 	const mk_attn_backend *gpu = backend("cuda");
@@ -293,6 +350,7 @@ static Suite *cuda_suite(void)
 	tcase_add_loop_test(tc, kernels_match_reference_and_cpu, 0, NMASKS);
 	tcase_add_test(tc, plain_layout_runs);
 	tcase_add_test(tc, timer_matches_run);
+	tcase_add_test(tc, overflow_refused_like_cpu);
 	tcase_add_test(tc, device_selection_and_description);
 	suite_add_tcase(s, tc);
 	return s;

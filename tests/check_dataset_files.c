@@ -270,6 +270,158 @@ START_TEST(test_huge_claims)
 }
 END_TEST
 
+/* ---- layouts: what a file declares is bounded before it is read ----------- */
+
+/* uint8 "masks" of dims (rank 5) in chunks (NULL: contiguous) growing to
+ * maxdims (NULL: dims); the first `written` samples are written as ones,
+ * the others never. */
+static void layout_file(const char *path, const hsize_t *dims, const hsize_t *maxdims,
+			const hsize_t *chunk, hsize_t written)
+{
+	hid_t f = h5t_create(path), space = H5Screate_simple(5, dims, maxdims);
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), d;
+	hsize_t start[5] = {0}, count[5];
+	uint8_t *ones;
+
+	if (chunk)
+		ck_assert_int_ge(H5Pset_chunk(dcpl, 5, chunk), 0);
+	d = H5Dcreate2(f, "masks", H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	ck_assert_int_ge(d, 0);
+	memcpy(count, dims, sizeof count);
+	count[0] = written;
+	if (written) {
+		hid_t m = H5Screate_simple(5, count, NULL);
+		ones = malloc(written * dims[1] * dims[2] * dims[3] * dims[4]);
+		memset(ones, 1, written * dims[1] * dims[2] * dims[3] * dims[4]);
+		H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+		ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_UINT8, m, space, H5P_DEFAULT, ones), 0);
+		H5Sclose(m);
+		free(ones);
+	}
+	H5Dclose(d);
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	H5Fclose(f);
+}
+
+/* h5py's resizable datasets: chunks longer than the extent, which the
+ * maximum extent (unlimited) allows; every block reads back whole. */
+START_TEST(test_resizable_reads)
+{
+	char path[256];
+	hsize_t dims[5] = {3, 2, 2, 4, 4}, chunk[5] = {8, 2, 2, 8, 8};
+	hsize_t max[5] = {H5S_UNLIMITED, 2, 2, H5S_UNLIMITED, H5S_UNLIMITED};
+	mk_dataset *d = NULL;
+	mk_dataset_block b;
+
+	h5t_tmpname(path, sizeof path, "ds-grow");
+	layout_file(path, dims, max, chunk, 3);
+	ck_assert_msg(mk_dataset_open(path, NULL, &d) == MK_OK, "%s", mk_error());
+	for (int64_t s = 0; s < 3; s++)
+		for (int64_t l = 0; l < 2; l++) {
+			ck_assert_int_eq(mk_dataset_read(d, s, l, &b), MK_OK);
+			for (int c = 0; c < 2 * 16; c++)
+				ck_assert_int_eq(b.m[c], 1);
+		}
+	mk_dataset_close(d);
+	unlink(path);
+}
+END_TEST
+
+/* Storage never written reads as the fill value, for as long as the file
+ * declares: refused, whole or in part. */
+START_TEST(test_unwritten_refused)
+{
+	char path[256];
+	hsize_t dims[5] = {4, 1, 1, 4, 4}, chunk[5] = {1, 1, 1, 4, 4};
+
+	h5t_tmpname(path, sizeof path, "ds-unwritten");
+	layout_file(path, dims, NULL, NULL, 0);
+	open_fails(path, NULL, MK_EFORMAT, "dataset '/masks' was never written (no storage is "
+		   "allocated for it");
+	layout_file(path, dims, NULL, chunk, 0);
+	open_fails(path, NULL, MK_EFORMAT, "was never written");
+	layout_file(path, dims, NULL, chunk, 1);
+	open_fails(path, NULL, MK_EFORMAT, "dataset '/masks' is only partly written (1 of its 4 "
+		   "chunks are stored");
+	layout_file(path, dims, NULL, chunk, 4);
+	open_fails(path, &(mk_dataset_opts){.max_memory = 16}, MK_ERANGE, "over the memory limit");
+	unlink(path);
+}
+END_TEST
+
+/* One decompressed chunk, and the chunk cache that keeps a chunk spanning
+ * samples until every layer of them is read, count against max_memory. */
+START_TEST(test_chunk_memory)
+{
+	char path[256];
+	hsize_t dims[5] = {64, 8, 1, 64, 64}, whole[5] = {64, 8, 1, 64, 64};
+	hsize_t pairs[5] = {2, 1, 1, 64, 64};
+	mk_dataset *d = NULL;
+	mk_dataset_block b;
+
+	h5t_tmpname(path, sizeof path, "ds-chunks");
+	layout_file(path, dims, NULL, whole, 64);
+	open_fails(path, &(mk_dataset_opts){.max_memory = 1 << 20}, MK_ERANGE,
+		   "one chunk of dataset '/masks', decompressed, would need 2.0 MiB");
+	/* 2 samples of one layer a chunk: 8 of them (every layer) stay cached */
+	layout_file(path, dims, NULL, pairs, 64);
+	open_fails(path, &(mk_dataset_opts){.max_memory = 40 << 10}, MK_ERANGE,
+		   "the chunk cache of dataset '/masks' (8 chunks, each decompressed once)");
+	ck_assert_msg(mk_dataset_open(path, &(mk_dataset_opts){.max_memory = 200 << 10}, &d) ==
+		      MK_OK, "%s", mk_error());
+	for (int64_t s = 0; s < 64; s++)
+		for (int64_t l = 0; l < 8; l++) {
+			ck_assert_int_eq(mk_dataset_read(d, s, l, &b), MK_OK);
+			ck_assert(b.m[0] == 1 && b.m[64 * 64 - 1] == 1);
+		}
+	mk_dataset_close(d);
+	unlink(path);
+}
+END_TEST
+
+/* The results per (layer, head) count too: 2^20 layers x 16 heads. */
+START_TEST(test_per_head_memory)
+{
+	char path[256];
+	hsize_t dims[5] = {1, (hsize_t)1 << 20, 16, 1, 1};
+
+	h5t_tmpname(path, sizeof path, "ds-heads");
+	layout_file(path, dims, NULL, NULL, 0);
+	open_fails(path, &(mk_dataset_opts){.max_memory = 64 << 20}, MK_ERANGE,
+		   "and results for 1 samples x 1048576 layers x 16 heads) would need 1.0 GiB");
+	unlink(path);
+}
+END_TEST
+
+/* External raw data (here shorter than the dataset) would read as zeros. */
+START_TEST(test_external_refused)
+{
+	char path[256], raw[300];
+	hsize_t dims[5] = {1, 1, 1, 4, 4};
+	hid_t f, space, dcpl;
+	FILE *r;
+
+	h5t_tmpname(path, sizeof path, "ds-ext");
+	snprintf(raw, sizeof raw, "%s.raw", path);
+	r = fopen(raw, "wb");
+	fputs("\1\1\1", r);
+	fclose(r);
+	f = h5t_create(path);
+	space = H5Screate_simple(5, dims, NULL);
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	ck_assert_int_ge(H5Pset_external(dcpl, raw, 0, 16), 0);
+	H5Dclose(H5Dcreate2(f, "masks", H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	H5Fclose(f);
+	open_fails(path, NULL, MK_EFORMAT, "keeps its data in the external file '");
+	ck_assert_ptr_nonnull(strstr(mk_error(), raw));
+	unlink(raw);
+	unlink(path);
+}
+END_TEST
+
 /* ---- lengths files ------------------------------------------------------- */
 
 START_TEST(test_lengths_files)
@@ -348,6 +500,11 @@ static Suite *dataset_files_suite(void)
 	tcase_add_test(e, test_bad_datasets);
 	tcase_add_test(e, test_truncated);
 	tcase_add_test(e, test_huge_claims);
+	tcase_add_test(e, test_unwritten_refused);
+	tcase_add_test(e, test_chunk_memory);
+	tcase_add_test(e, test_per_head_memory);
+	tcase_add_test(e, test_external_refused);
+	tcase_add_test(v, test_resizable_reads);
 	tcase_add_test(v, test_bad_values);
 	tcase_add_test(v, test_padding_values);
 	tcase_add_test(l, test_lengths_files);

@@ -388,6 +388,40 @@ START_TEST(test_norm_checked)
 }
 END_TEST
 
+/* explain and attn refuse the same inputs under every norm: the limit on
+ * the scores is one (Q = K = c in every entry, n = 8; attn's dense kernel
+ * used to answer for scores of 1e38 that explain refused). */
+START_TEST(test_refuses_as_engine)
+{
+	static const float cs[] = {1e18f, 3e18f, 1e19f, 1e20f};
+	static const int64_t ds[] = {1, 16};
+	const mk_norm norms[] = {softmax, dnas, {.kind = MK_NORM_SINKHORN, .iters = 3},
+				 {.kind = MK_NORM_HNAS, .u = 0.5}};
+	const mk_attn_backend *cpu = mk_attn_backend_get("cpu");
+	float q[8 * 16], v[8 * 16], o[8 * 16];
+	double c[8];
+
+	ck_assert_ptr_nonnull(cpu);
+	for (size_t di = 0; di < 2; di++)
+		for (size_t ci = 0; ci < 4; ci++)
+			for (size_t ni = 0; ni < 4; ni++) {
+				mk_attn_shape s = {1, 1, 8, ds[di]};
+				mk_attn_stats st;
+				int a, b;
+				for (int x = 0; x < 8 * 16; x++) {
+					q[x] = cs[ci];
+					v[x] = (float)x;
+				}
+				a = mk_attn_colsums(&norms[ni], 8, ds[di], q, q, NULL, c, NULL);
+				b = mk_attn_run(cpu, MK_KERNEL_DENSE, &norms[ni], &s, q, q, v, NULL, o,
+						&st);
+				ck_assert_msg(a == b && (a == MK_OK || a == MK_ERANGE),
+					      "c = %g, d = %lld, norm %zu: explain %d, attn %d",
+					      (double)cs[ci], (long long)ds[di], ni, a, b);
+			}
+}
+END_TEST
+
 /* Head h of --random does not depend on how many heads are drawn. */
 START_TEST(test_random_heads)
 {
@@ -419,6 +453,7 @@ int main(void)
 	tcase_add_test(t, test_errors);
 	tcase_add_test(t, test_random_heads);
 	tcase_add_test(t, test_norm_checked);
+	tcase_add_test(t, test_refuses_as_engine);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return mk_test_main(s);

@@ -296,8 +296,11 @@ START_TEST(failed_writes_keep_the_old_file)
 	f = fopen(at("old.h5"), "w");
 	fputs("sentinel\n", f);
 	fclose(f);
+	/* not HDF5: refused rather than replaced by a new file */
+	ck_assert_int_eq(mk_tensor_write(&t, at("old.h5:/x"), NULL, MK_DTYPE_F32), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "is not an HDF5 file"));
 	/* the root group exists: HDF5 cannot create a dataset there */
-	ck_assert_int_eq(mk_tensor_write(&t, at("old.h5:/"), NULL, MK_DTYPE_F32), MK_EINVAL);
+	ck_assert_int_eq(mk_tensor_write(&t, at("new.h5:/"), NULL, MK_DTYPE_F32), MK_EINVAL);
 	ck_assert_ptr_nonnull(strstr(mk_error(), "cannot create dataset '/'"));
 	ck_assert_int_eq(mk_tensor_write(&t, at("nodir/x.npy"), NULL, MK_DTYPE_F32), MK_EIO);
 	ck_assert_int_eq(mk_tensor_write(&t, at("x.txt"), NULL, MK_DTYPE_F32), MK_EINVAL);

@@ -114,37 +114,6 @@ static int colsum_hnas(colsum_ws *w, double u, double *out)
 	return ret;
 }
 
-/* Cauchy-Schwarz, which also bounds sgemm's partial sums; NaN propagates. */
-double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k)
-{
-	double mq = 0, mk = 0;
-
-	for (int64_t i = 0; i < n; i++) {
-		double a = 0, b = 0;
-		for (int64_t c = 0; c < d; c++) {
-			a += (double)q[i * d + c] * q[i * d + c];
-			b += (double)k[i * d + c] * k[i * d + c];
-		}
-		if (!(a <= mq))
-			mq = a;
-		if (!(b <= mk))
-			mk = b;
-	}
-	return sqrt(mq) * sqrt(mk) / sqrt((double)d);
-}
-
-/* Refuses inputs whose scores could leave float32, rather than read
- * -inf - -inf as a column. */
-static int colsum_range(int64_t n, int64_t d, const float *q, const float *k)
-{
-	double top = mk_attn_score_bound(n, d, q, k);
-
-	if (!(top <= 1e37))
-		return mk_error_set(MK_ERANGE, "attention scores could reach %.3g, beyond float32 "
-				    "(the inputs are too large)", top);
-	return MK_OK;
-}
-
 int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, const float *k,
 		    const mk_attn_layout *mask, double *logcol, mk_sinkhorn_step *trace)
 {
@@ -162,7 +131,7 @@ int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, c
 	if (mask && mk_attn_layout_n(mask) != n)
 		return mk_error_set(MK_EINVAL, "the mask has n = %lld but the tensors n = %lld",
 				    (long long)mk_attn_layout_n(mask), (long long)n);
-	if ((ret = colsum_range(n, d, q, k)))
+	if ((ret = mk_attn_check_scores(&(mk_attn_shape){1, 1, n, d}, q, k)))
 		return ret;
 	if (!(buf = malloc((size_t)n * 4 * sizeof *buf)))
 		return mk_error_set(MK_ENOMEM, "out of memory for column sums (n = %lld)",

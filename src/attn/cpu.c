@@ -13,12 +13,31 @@
 #include <string.h>
 #include <cblas.h>
 #include "attn_internal.h"
+#include "internal.h"
 
 #define MK_CPU_MAX_HEAD_DIM 1024
 #define MK_CPU_SLICE_WORK ((int64_t)1 << 20) /* n^2 d: below it, slices go to threads */
 
 typedef int (*cpu_col_fn)(const mk_attn_slice *x, const float *f, float *g);
 typedef int (*cpu_row_fn)(const mk_attn_slice *x, const float *g, float *f, bool with_v);
+
+static int cpu_overflow(void)
+{
+	return mk_error_set(MK_ERANGE, "attention scores overflow float32 (the inputs are too "
+			    "large)");
+}
+
+/* A scaling is finite, or -inf for a row or column with no entry.  The
+ * engine refuses inputs whose scores could overflow (mk_attn_check_scores);
+ * this is the backend's own guard, for callers of run: a NaN or +inf
+ * scaling read by the next pass as "no entry" would zero rows silently. */
+static int cpu_check_scalings(const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (isnan(x[i]) || x[i] == INFINITY)
+			return cpu_overflow();
+	return MK_OK;
+}
 
 /* K rounds of column then row scaling from f = 0; rows >= 1 scale V. */
 static int cpu_sinkhorn(const mk_attn_slice *x, int rounds, float *f, float *g)
@@ -32,6 +51,8 @@ static int cpu_sinkhorn(const mk_attn_slice *x, int rounds, float *f, float *g)
 		f[i] = 0.0f;
 	for (int r = 1; r <= rounds && ret == MK_OK; r++) {
 		ret = col(x, f, g);
+		if (ret == MK_OK)
+			ret = cpu_check_scalings(g, x->n);
 		if (ret == MK_OK)
 			ret = row(x, g, f, r == rounds);
 	}
@@ -93,8 +114,7 @@ static int cpu_check_finite(const float *o, size_t count)
 {
 	for (size_t c = 0; c < count; c++)
 		if (!isfinite(o[c]))
-			return mk_error_set(MK_ERANGE, "attention scores overflow float32 (the "
-					    "inputs are too large)");
+			return cpu_overflow();
 	return MK_OK;
 }
 
@@ -127,11 +147,13 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	size_t slice = (size_t)s->n * (size_t)s->d;
 	int64_t slices = s->batch * s->heads;
 	bool across = slices > 1 && s->n * s->n * s->d < MK_CPU_SLICE_WORK;
-	int nthreads = cpu_threads(across), ret = MK_OK;
-	float *f = malloc((size_t)nthreads * (size_t)s->n * 2 * sizeof *f);
+	int nthreads = cpu_threads(across), ret = mk_blas_room(across ? nthreads : 1);
+	float *f = ret ? NULL : malloc((size_t)nthreads * (size_t)s->n * 2 * sizeof *f);
 	char msg[512] = "";
 
 	(void)b;
+	if (ret)
+		return ret;
 	if (!f)
 		return mk_error_set(MK_ENOMEM, "out of memory for attention scalings");
 #ifdef OPENBLAS_VERSION
@@ -154,6 +176,8 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 		r = cpu_slice(&x, norm, mine, mine + s->n);
 		if (r == MK_OK)
 			r = cpu_check_finite(x.o, slice);
+		if (r == MK_OK)
+			r = cpu_check_scalings(mine, s->n);
 		if (r != MK_OK) {
 			#pragma omp critical(mk_cpu_error)
 			if (msg[0] == '\0') {

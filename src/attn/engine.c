@@ -156,6 +156,52 @@ static int attn_check(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_
 	return mk_norm_check(norm);
 }
 
+/* Cauchy-Schwarz, which also bounds sgemm's partial sums; NaN propagates. */
+double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k)
+{
+	double mq = 0, mk = 0;
+
+	for (int64_t i = 0; i < n; i++) {
+		double a = 0, b = 0;
+#pragma omp simd reduction(+ : a, b)
+		for (int64_t c = 0; c < d; c++) {
+			a += (double)q[i * d + c] * q[i * d + c];
+			b += (double)k[i * d + c] * k[i * d + c];
+		}
+		if (isnan(a) || a > mq) /* a NaN stays: no a > NaN */
+			mq = a;
+		if (isnan(b) || b > mk)
+			mk = b;
+	}
+	return sqrt(mq) * sqrt(mk) / sqrt((double)d);
+}
+
+/* Checked before any kernel runs, on the inputs alone, so that every kernel
+ * and backend refuses the same inputs: the kernels themselves differ in
+ * where they would overflow (sgemm's float32 partial sums, csr's double
+ * dot products), and a NaN reduced as "no entry" gives zeros, not an error.
+ * One pass over Q and K, slices in parallel: next to a sparse kernel's work
+ * it is not free. */
+int mk_attn_check_scores(const mk_attn_shape *s, const float *q, const float *k)
+{
+	int64_t slices = s->batch * s->heads;
+	size_t slice = (size_t)s->n * (size_t)s->d;
+	double top = 0.0;
+
+#pragma omp parallel for reduction(max : top) if (slices > 1 && slices * (int64_t)slice >= \
+						      ((int64_t)1 << 18))
+	for (int64_t bh = 0; bh < slices; bh++) {
+		double b = mk_attn_score_bound(s->n, s->d, q + (size_t)bh * slice,
+					       k + (size_t)bh * slice);
+		b = isnan(b) ? INFINITY : b;
+		top = b > top ? b : top;
+	}
+	if (!(top <= MK_ATTN_SCORE_MAX))
+		return mk_error_set(MK_ERANGE, "attention scores could reach %.3g, beyond float32 "
+				    "(the inputs are too large)", top);
+	return MK_OK;
+}
+
 int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype)
 {
 	int ret;
@@ -186,7 +232,7 @@ int mk_attn_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm 
 		 mk_attn_stats *st)
 {
 	int ret = attn_check(b, kernel, norm, s, mask);
-	if (ret)
+	if (ret || (ret = mk_attn_check_scores(s, q, k)))
 		return ret;
 	if (!b->time)
 		return mk_error_set(MK_EINVAL, "backend '%s' has no device timer", b->name);
@@ -203,7 +249,7 @@ int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *
 		const mk_attn_layout *mask, float *o, mk_attn_stats *st)
 {
 	int ret = attn_check(b, kernel, norm, s, mask);
-	if (ret)
+	if (ret || (ret = mk_attn_check_scores(s, q, k)))
 		return ret;
 	memset(st, 0, sizeof *st);
 	return b->run(b, kernel, norm, s, q, k, v, kernel == MK_KERNEL_DENSE ? NULL : mask, o, st);

@@ -19,15 +19,20 @@ bad_input() {
 	return $rc
 }
 
-# data_fixture KIND OUT.h5: a small data set from fixtures/make_data.py;
-# skips the case (77) without numpy and h5py, fails it in quickstart's runs.
-data_fixture() {
+# need_numpy_h5py: sets $py to the Python that has numpy and h5py; skips the
+# case (77) without them, fails it in quickstart's runs.
+need_numpy_h5py() {
 	py=${PYTHON:-/usr/bin/python3}
 	if ! "$py" -c 'import numpy, h5py' 2>/dev/null; then
 		echo "needs numpy and h5py (apt-get install python3-numpy python3-h5py)"
 		[ -n "${MASKKIT_REQUIRE_ALL:-}" ] && exit 1
 		exit 77
 	fi
+}
+
+# data_fixture KIND OUT.h5: a small data set from fixtures/make_data.py.
+data_fixture() {
+	need_numpy_h5py
 	"$py" "$SRCDIR/tests/cli/fixtures/make_data.py" "$1" "$2" || exit 1
 }
 
@@ -53,5 +58,29 @@ cuda_case() {
 	[ -z "$skip" ] || { rm -f "$cuda_err" "$1"; echo "$skip"; exit 77; }
 	sed 's/no usable CUDA device (.*)$/no usable CUDA device (REASON)/' "$cuda_err" >&2
 	rm -f "$cuda_err"
+	return $rc
+}
+
+# full_disk KB CMD...: runs CMD (from this folder) where the folder ./full lies
+# on a file system with KB kilobytes free, so that CMD's writes there fail as
+# on a full disk: a tmpfs of KB kilobytes mounted in a private mount namespace
+# where that is allowed (root), else a file-size limit of KB kilobytes
+# (ulimit -f, in 512-byte blocks: writes past it fail with EFBIG).  The OS's reason, which differs
+# between the two ("No space left on device", "File too large"), is printed
+# as DISK FULL; files CMD left in ./full are listed as "left in full: NAME".
+full_disk() {
+	kb=$1; shift
+	rm -rf full && mkdir full
+	if [ -z "${MASKKIT_NO_TMPFS:-}" ] && unshare -m true 2>/dev/null; then
+		unshare -m sh -c 'mount -t tmpfs -o size="$0"k tmpfs full 2>/dev/null || exit 99
+			"$@"; rc=$?; ls -A full | sed "s/^/left in full: /" >&2; exit $rc' "$kb" "$@" 2>full.err
+		rc=$?
+		[ $rc = 99 ] || { sed 's/No space left on device/DISK FULL/g; s/File too large/DISK FULL/g' full.err >&2; rm -f full.err; return $rc; }
+	fi
+	(trap "" XFSZ; ulimit -f $((kb * 2)); "$@") 2>full.err
+	rc=$?
+	ls -A full | sed "s/^/left in full: /" >>full.err
+	sed 's/No space left on device/DISK FULL/g; s/File too large/DISK FULL/g' full.err >&2
+	rm -f full.err
 	return $rc
 }

@@ -144,12 +144,20 @@ fails not_hdf5 "^maskkit: rank 1 of 2 (.*): 'data.h5': not an HDF5 file$" 2 \
 # a shorter copy on rank 1's node: MPI-IO takes the size from rank 0, so
 # without a check rank 1 would read zeros past its end
 head -c $(($(wc -c <masks.h5) - 4000)) masks.h5 >r1/data.h5
-fails short_copy "^maskkit: rank 1 of 2 (" 2 sh -c "cd r$rank && exec \"\$0\" measure data.h5" "$MASKKIT"
+fails short_copy "^maskkit: rank 1 of 2 (.*): 'data.h5' differs from the copy" 2 \
+	sh -c "cd r$rank && exec \"\$0\" measure data.h5" "$MASKKIT"
+# the odd copy on rank 0's node (of three; one byte of its data changed):
+# rank 0 is named, not rank 1, whose copy is the same as rank 2's
+mkdir r2 && cp masks.h5 r2/data.h5 && cp masks.h5 r1/data.h5 && cp masks.h5 r0/data.h5
+printf '\007' | dd of=r0/data.h5 bs=1 seek=30000 conv=notrunc 2>/dev/null
+fails odd_copy_rank0 "^maskkit: rank 0 of 3 (.*): 'data.h5' differs from the copy" 3 \
+	sh -c "cd r$rank && exec \"\$0\" measure data.h5" "$MASKKIT"
+cp masks.h5 r0/data.h5
 cp probs.h5 r1/data.h5
 fails other_data "no dataset" 2 sh -c "cd r$rank && exec \"\$0\" measure data.h5 --dataset masks" "$MASKKIT"
 # every rank must run the same command line: else they would wait in
 # different collectives for ever, or mix results of different options
-differs="^maskkit: rank 1 of 2 (.*): its command line differs from rank 0's"
+differs="^maskkit: rank 1 of 2 (.*): its command line differs from the other ranks'"
 fails bad_option "$differs" 2 \
 	sh -c "[ $rank = 1 ] && set -- --bogus; exec \"$MASKKIT\" measure masks.h5 \"\$@\""
 fails other_threshold "$differs" 2 \
