@@ -14,6 +14,21 @@
 #include <cblas.h>
 #include "internal.h"
 
+/* maskkit and its libraries, mapped before any BLAS buffer */
+#define MK_BLAS_BASE_VM ((uint64_t)256 << 20)
+
+int mk_blas_threads_fit(int want)
+{
+	struct rlimit rl;
+	uint64_t fit;
+
+	if (want <= 1 || getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return want < 1 ? 1 : want;
+	fit = (uint64_t)rl.rlim_cur > MK_BLAS_BASE_VM ?
+		      ((uint64_t)rl.rlim_cur - MK_BLAS_BASE_VM) / MK_BLAS_BUFFER : 0;
+	return fit < 1 ? 1 : fit < (uint64_t)want ? (int)fit : want;
+}
+
 #ifdef OPENBLAS_VERSION
 /* callers already checked: their buffers are in OpenBLAS's pool */
 static atomic_int mk_blas_checked;

@@ -16,6 +16,7 @@
 
 #define ATTN_WEIGHTS_MAX_N 4096 /* pi has n^2 entries per head */
 #define ATTN_DEFAULT_TILE 64
+#define ATTN_MAX_INPUTS 64 /* Q, K, V and the --mask expression's files */
 
 enum { ATTN_OPT_MASK = 512, ATTN_OPT_NORM, ATTN_OPT_KERNEL, ATTN_OPT_BACKEND, ATTN_OPT_WEIGHTS };
 
@@ -228,6 +229,26 @@ out:
 	return ret;
 }
 
+/* Neither output may overwrite an input: Q, K, V or a mask file the --mask
+ * expression reads.  After reading, so that FILE.h5 alone names the dataset
+ * the read found. */
+static int attn_check_outputs(char **files, const attn_opts *o, const attn_job *j)
+{
+	const char *in[ATTN_MAX_INPUTS];
+	size_t count = 3;
+	int ret;
+
+	memcpy(in, files, 3 * sizeof *in);
+	if (j->expr)
+		count += mk_expr_files(j->expr, in + 3, ATTN_MAX_INPUTS - 3);
+	if (count > ATTN_MAX_INPUTS)
+		return mk_error_set(MK_EINVAL, "--mask reads more than %d files",
+				    ATTN_MAX_INPUTS - 3);
+	if ((ret = mk_tensor_check_output(o->m.out, "O", in, count)))
+		return ret;
+	return o->weights ? mk_tensor_check_output(o->weights, "pi", in, count) : MK_OK;
+}
+
 static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 {
 	int ret;
@@ -237,16 +258,11 @@ static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 		return MK_EINVAL;
 	if ((ret = attn_read(files, o, j)))
 		return ret;
-	/* after reading: FILE.h5 alone names the dataset the read found */
-	if ((ret = mk_tensor_check_output(o->m.out, "O", (const char *const *)files, 3)) ||
-	    (o->weights &&
-	     (ret = mk_tensor_check_output(o->weights, "pi", (const char *const *)files, 3))))
-		return ret;
 	attn_shape(&j->qkv[0], &j->shape);
 	if (o->weights && j->shape.n > ATTN_WEIGHTS_MAX_N)
 		return mk_error_set(MK_ERANGE, "--weights-out needs n <= %d (pi has n^2 entries "
 				    "per head), got n = %" PRId64, ATTN_WEIGHTS_MAX_N, j->shape.n);
-	if ((ret = attn_mask(o, j)) ||
+	if ((ret = attn_mask(o, j)) || (ret = attn_check_outputs(files, o, j)) ||
 	    (ret = mk_tensor_new(j->qkv[0].rank, j->qkv[0].dims, j->dtype, o->m.bind.max_memory,
 				 "O", &j->o)))
 		return ret;

@@ -111,10 +111,11 @@ static int data_missing_h5(const char *arg)
 		return MK_OK;
 	memcpy(file, arg, len);
 	file[len] = '\0';
-	if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
-		return MK_OK;
-	return mk_error_set(MK_EIO, "'%s': %s", file, stat(file, &st) ? strerror(errno)
-			    : "not a regular file");
+	if (stat(file, &st) != 0)
+		return mk_error_errno(errno, "'%s'", file);
+	if (!S_ISREG(st.st_mode))
+		return mk_error_set(MK_EIO, "'%s': not a regular file", file);
+	return MK_OK;
 }
 
 bool cli_data_mode(const char *arg, const cli_data_opts *o)

@@ -337,15 +337,6 @@ static int ds_buffers(mk_dataset *d, uint64_t cells)
 	return MK_OK;
 }
 
-static uint64_t ds_fnv(uint64_t h, const void *data, size_t bytes)
-{
-	const unsigned char *p = data;
-
-	for (size_t k = 0; k < bytes; k++)
-		h = (h ^ p[k]) * 1099511628211ull;
-	return h;
-}
-
 /* What the ranks must agree on: the shape, type and lengths, and the file
  * as this rank's node sees it (its size and first 64 KiB, where HDF5 keeps
  * its superblock and root metadata).  MPI-IO takes the file's size from
@@ -366,9 +357,9 @@ static uint64_t ds_digest(const mk_dataset *d)
 		got = pread(fd, head, sizeof head, 0);
 		close(fd);
 	}
-	h = ds_fnv(1469598103934665603ull, shape, sizeof shape);
-	h = ds_fnv(h, head, got > 0 ? (size_t)got : 0);
-	return d->lengths ? ds_fnv(h, d->lengths, (size_t)in->samples * sizeof *d->lengths) : h;
+	h = mk_par_hash(MK_PAR_HASH_INIT, shape, sizeof shape);
+	h = mk_par_hash(h, head, got > 0 ? (size_t)got : 0);
+	return d->lengths ? mk_par_hash(h, d->lengths, (size_t)in->samples * sizeof *d->lengths) : h;
 }
 
 /* After a parallel open: the ranks agree on success (so that all close the

@@ -55,6 +55,7 @@ int mk_status_from_errno(int err)
 {
 	switch (err) {
 	case ENOSPC: case EDQUOT: case EFBIG: case EIO: case ENOMEM: case EMFILE: case ENFILE:
+	case EAGAIN: case ENOBUFS: case ESTALE: case ETIMEDOUT:
 		return MK_ESYS;
 	default:
 		return MK_EIO;

@@ -446,3 +446,20 @@ const char *mk_expr_text(const mk_expr *e)
 {
 	return e->text;
 }
+
+static size_t mk_expr_files_at(const mk_node *x, const char **paths, size_t cap, size_t k)
+{
+	if (!x)
+		return k;
+	if (x->kind == MK_NODE_FILE) {
+		if (k < cap)
+			paths[k] = x->path;
+		return k + 1;
+	}
+	return mk_expr_files_at(x->b, paths, cap, mk_expr_files_at(x->a, paths, cap, k));
+}
+
+size_t mk_expr_files(const mk_expr *e, const char **paths, size_t cap)
+{
+	return mk_expr_files_at(e->root, paths, cap, 0);
+}

@@ -177,8 +177,8 @@ static int mk_gp_mkdir(struct mk_gp *g)
 	if (mk_gp_has_control(dir))
 		return mk_error_set(MK_EIO, "TMPDIR '%s' contains a control character", tmp);
 	if (!mkdtemp(dir))
-		return mk_error_set(MK_EIO, "cannot create a temporary directory in '%s': %s", tmp,
-				    strerror(errno));
+		return mk_error_errno(errno, "cannot create a temporary directory in '%s' (TMPDIR)",
+				      tmp);
 	memcpy(g->dir, dir, sizeof dir);
 	ret = mk_gp_path(g->data, dir, "data.txt");
 	if (!ret)
@@ -357,14 +357,10 @@ static int mk_gp_spawn(const struct mk_gp *g, int *status)
 	if (err == ENOENT)
 		return mk_gp_not_found(g);
 	if (err)
-		return mk_error_set(MK_EIO, "cannot run gnuplot '%s': %s", g->program, strerror(err));
+		return mk_error_errno(err, "cannot run gnuplot '%s'", g->program);
 	token = mk_cleanup_push_child(pid);
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR) {
-			mk_cleanup_pop(token);
-			return mk_error_set(MK_ESYS, "waiting for gnuplot: %s", strerror(errno));
-		}
-	mk_cleanup_pop(token);
+	if (mk_cleanup_wait_child(token, pid, status) != 0)
+		return mk_error_errno(errno, "waiting for gnuplot");
 	return MK_OK;
 }
 

@@ -246,14 +246,17 @@ static const H5FD_class_t mk_h5w_class = {
 	.fl_map = H5FD_FLMAP_DICHOTOMY,
 };
 
-/* The driver's id: registered once, again after libhdf5 was closed. */
+/* The driver's id: registered once, again after libhdf5 was closed (its
+ * number may then name another driver, hence the name compared). */
 static hid_t mk_h5w_driver(void)
 {
 	static hid_t id = H5I_INVALID_HID;
+	const H5FD_class_t *c;
 
-	if (id < 0 || H5Iis_valid(id) <= 0 || H5Iget_type(id) != H5I_VFL)
-		id = H5FDregister(&mk_h5w_class);
-	return id;
+	if (id >= 0 && H5Iis_valid(id) > 0 && H5Iget_type(id) == H5I_VFL &&
+	    (c = H5Iobject_verify(id, H5I_VFL)) && c->name && !strcmp(c->name, mk_h5w_class.name))
+		return id;
+	return id = H5FDregister(&mk_h5w_class);
 }
 
 /* A file access list for w: this driver, and a strong close degree, so

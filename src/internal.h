@@ -35,6 +35,9 @@ int mk_cleanup_push_file(const char *path);
 int mk_cleanup_push_dir(const char *path);
 int mk_cleanup_push_child(pid_t pid);
 void mk_cleanup_pop(int token);
+/* waitpid(pid, status, 0) for a child registered with token, giving the
+ * token back before the child is reaped; -1 with errno on failure. */
+int mk_cleanup_wait_child(int token, pid_t pid, int *status);
 
 /* ---- random numbers (rng.c): splitmix64 seeding xoshiro256** ---- */
 typedef struct mk_rng { uint64_t s[4]; } mk_rng;

@@ -86,7 +86,9 @@ int mk_png_fail(const char *msg)
 {
 	if (mk_png_errno)
 		return mk_error_errno(mk_png_errno, "write failed");
-	return mk_error_set(MK_EIO, "PNG: %s", msg);
+	/* the picture's sizes were checked before: what is left is libpng's
+	 * own failure (out of memory), not the input's */
+	return mk_error_set(MK_ESYS, "PNG: %s", msg);
 }
 
 static void mk_png_put(uint8_t *px, const uint8_t rgb[3])

@@ -170,7 +170,7 @@ int mk_io_read_txt(const char *path, uint64_t max_memory, mk_mask **out)
 		for (size_t k = 0; k < got && ret == MK_OK; k++)
 			ret = mk_txt_char(&t, buf[k]);
 	if (ret == MK_OK && ferror(f))
-		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
+		ret = mk_error_errno(errno, "'%s': read error", path);
 	if (ret == MK_OK)
 		ret = mk_txt_finish(&t);
 	if (ret == MK_OK) {

@@ -143,7 +143,7 @@ static int len_from_text(const char *path, int64_t **out, int64_t *count)
 		line += c == '\n';
 	} while (c != EOF && ret == MK_OK);
 	if (ret == MK_OK && ferror(f))
-		ret = mk_error_set(MK_ESYS, "'%s': read error", path);
+		ret = mk_error_errno(errno, "'%s': read error", path);
 	if (ret == MK_OK && *count == 0)
 		ret = mk_error_set(MK_EFORMAT, "'%s': no lengths in the file", path);
 	fclose(f);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <cblas.h>
 #include "cli.h"
@@ -34,16 +33,12 @@ static void mk_main_usage(FILE *f)
  * ranks with different options would mix their results. */
 static bool mk_main_same_command(int argc, char **argv)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = MK_PAR_HASH_INIT;
 
 	if (mk_par_size() == 1)
 		return false;
 	for (int k = 1; k < argc; k++)
-		for (const char *c = argv[k];; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ull;
-			if (!*c)
-				break;
-		}
+		h = mk_par_hash(h, argv[k], strlen(argv[k]) + 1);
 	if (mk_par_same(&h, sizeof h, "its command line differs from the other ranks' (every "
 			"rank must run the same maskkit command)")) {
 		fprintf(stderr, "maskkit: %s\n", mk_error());
@@ -105,26 +100,17 @@ static void mk_main_quiet_ranks(int *err_fd)
  * buffer of about 128 MiB and retrying for ever when that fails, and exit()
  * then waits for them: under an address-space limit (ulimit -v) too low for
  * them every command would hang.  Such a limit makes maskkit run itself
- * again with as many BLAS threads as fit (one: no workers); the library's
- * mk_blas_room refuses BLAS work that does not fit. */
-#define MK_MAIN_BASE_VM ((rlim_t)256 << 20) /* maskkit and its libraries, mapped */
-#define MK_MAIN_BLAS_VM ((rlim_t)136 << 20) /* one OpenBLAS thread's buffer */
-
+ * again with as many BLAS threads as fit (one: no workers); the library
+ * refuses BLAS work that does not fit. */
 static void mk_main_blas_threads(char **argv)
 {
 #ifdef OPENBLAS_VERSION
-	struct rlimit rl;
+	int want = openblas_get_num_threads(), fit = mk_blas_threads_fit(want);
 	char num[16];
-	rlim_t fit;
-	int want = openblas_get_num_threads();
 
-	if (want <= 1 || getenv("MASKKIT_BLAS_RERUN") || getrlimit(RLIMIT_AS, &rl) != 0 ||
-	    rl.rlim_cur == RLIM_INFINITY)
+	if (fit >= want || getenv("MASKKIT_BLAS_RERUN"))
 		return;
-	fit = rl.rlim_cur > MK_MAIN_BASE_VM ? (rl.rlim_cur - MK_MAIN_BASE_VM) / MK_MAIN_BLAS_VM : 0;
-	if (fit >= (rlim_t)want)
-		return;
-	snprintf(num, sizeof num, "%d", fit < 1 ? 1 : (int)fit);
+	snprintf(num, sizeof num, "%d", fit);
 	if (setenv("OPENBLAS_NUM_THREADS", num, 1) || setenv("MASKKIT_BLAS_RERUN", "1", 1))
 		return;
 	execv("/proc/self/exe", argv);
@@ -150,7 +136,10 @@ static void mk_main_signals(void)
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 	struct sigaction sa = {.sa_handler = mk_main_on_signal}, old;
 
+	/* a second signal waits until the first one's cleanup is done */
 	sigemptyset(&sa.sa_mask);
+	for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++)
+		sigaddset(&sa.sa_mask, sigs[k]);
 	for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++)
 		/* one ignored by whoever started us (nohup) stays ignored */
 		if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)

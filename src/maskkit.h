@@ -46,7 +46,8 @@ int mk_error_set(int status, const char *fmt, ...)
 bool mk_status_is_user(int status);
 /* The status for an OS error number: MK_ESYS when the machine failed (a full
  * disk or quota, a file too large for a limit, an I/O error, no memory or no
- * file handles left: exit 1), MK_EIO when the path given is wrong (missing,
+ * file handles or processes left, a stale or timed-out network file: exit
+ * 1), MK_EIO when the path given is wrong (missing,
  * not permitted, a directory, read-only: exit 2). */
 int mk_status_from_errno(int err);
 /* mk_error_set(mk_status_from_errno(err), "<fmt>: <strerror(err)>"). */
@@ -59,6 +60,12 @@ int mk_error_errno(int err, const char *fmt, ...)
  * SIGTERM or SIGHUP that then restores the default action and raises the
  * signal again. */
 void mk_cleanup_run(int sig);
+
+/* How many OpenBLAS threads fit under the address-space limit (ulimit -v)
+ * next to the program itself: at most want, at least 1 (want when there is
+ * no limit).  Each takes a work buffer of about 128 MiB, and OpenBLAS
+ * retries for ever when it cannot get it. */
+int mk_blas_threads_fit(int want);
 
 /* ---- sizes --------------------------------------------------------------- */
 
@@ -191,6 +198,9 @@ enum { MK_OP_OR = 1, MK_OP_AND, MK_OP_ANDNOT, MK_OP_NOT };
 int mk_expr_parse(const char *text, mk_expr **out);
 /* A leaf that reads a mask file (format from its extension). */
 int mk_expr_file(const char *path, mk_expr **out);
+/* The mask files e reads, in the order they appear: the first cap of them
+ * into paths (owned by e); returns how many there are. */
+size_t mk_expr_files(const mk_expr *e, const char **paths, size_t cap);
 /* Joins a and b under op (takes ownership of both; frees them on failure). */
 int mk_expr_join(int op, mk_expr *a, mk_expr *b, mk_expr **out);
 void mk_expr_free(mk_expr *e);

@@ -136,12 +136,15 @@ double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k)
 /* The largest score bound the float32 engine accepts.  Above it scores, or
  * the scalings f and g (a few scores apart), could leave float32, where
  * inf - inf would turn an output row into NaN or zeros; no normalisation
- * can be computed there in float32, so none is tried.  With d <= 1024 it
- * also keeps sgemm's unscaled partial sums, up to sqrt(d) times it, finite. */
+ * can be computed there in float32, so none is tried. */
 #define MK_ATTN_SCORE_MAX 1e37
+/* The largest bound on the unscaled dot products q_i.k_j (the score bound
+ * times sqrt(d)) the engine accepts: sgemm's float32 partial sums stay a
+ * factor 3 below FLT_MAX. */
+#define MK_ATTN_DOT_MAX 1e38
 /* MK_ERANGE ("attention scores could reach X, beyond float32") when the
  * score bound of any (batch, head) slice of q, k is above MK_ATTN_SCORE_MAX
- * or NaN, whatever the mask, kernel, backend and normalisation: the same
+ * or NaN, or that bound times sqrt(d) is above MK_ATTN_DOT_MAX, whatever the mask, kernel, backend and normalisation: the same
  * inputs are refused everywhere (mk_attn_run, mk_attn_time, mk_attn_colsums,
  * mk_attn_reference). */
 int mk_attn_check_scores(const mk_attn_shape *s, const float *q, const float *k);

@@ -41,6 +41,11 @@ void mk_par_done(void);
  * not 0.  *failed_rank (may be NULL) gets R, or -1. */
 int mk_par_agree(int status, int *failed_rank);
 
+/* FNV-1a of bytes, continuing from h (MK_PAR_HASH_INIT to start): the
+ * digests that ranks compare. */
+#define MK_PAR_HASH_INIT 1469598103934665603ull
+uint64_t mk_par_hash(uint64_t h, const void *data, size_t bytes);
+
 /* Collective: MK_EINVAL on every rank when some rank's bytes differ from
  * those most ranks hold (a tie: from the lowest rank's among the tied),
  * with `message` ("rank R of P (HOST): " in front, R the lowest rank that

@@ -37,6 +37,15 @@ static bool par_pending;
 static int par_rank_, par_size_ = 1, par_local_;
 static char par_host_[128];
 
+uint64_t mk_par_hash(uint64_t h, const void *data, size_t bytes)
+{
+	const unsigned char *p = data;
+
+	for (size_t k = 0; k < bytes; k++)
+		h = (h ^ p[k]) * 1099511628211ull;
+	return h;
+}
+
 bool mk_par_built(void)
 {
 #if HAVE_MPI
@@ -217,9 +226,8 @@ static int par_majority(const uint64_t *hash)
 
 int mk_par_same(const void *buf, size_t bytes, const char *message)
 {
-	const unsigned char *b = buf;
 	unsigned char *ref = NULL;
-	uint64_t mine = 1469598103934665603ull, *all = NULL;
+	uint64_t mine = mk_par_hash(MK_PAR_HASH_INIT, buf, bytes), *all = NULL;
 	int ret = MK_OK, root;
 
 	if (!par_on || par_size_ == 1)
@@ -229,8 +237,6 @@ int mk_par_same(const void *buf, size_t bytes, const char *message)
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 	if ((ret = mk_par_agree(ret, NULL)))
 		goto out;
-	for (size_t k = 0; k < bytes; k++)
-		mine = (mine ^ b[k]) * 1099511628211ull;
 	MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
 	root = par_majority(all);
 	/* the bytes themselves decide: a hash may collide */

@@ -16,7 +16,7 @@ void mk_png_quiet_warning(png_structp png, png_const_charp msg);
  * keeps the OS's reason when a write fails (a full disk). */
 void mk_png_set_file(png_structp png, FILE *f);
 /* The status after libpng unwound with msg: MK_ESYS or MK_EIO with the
- * OS's reason when a write failed, else MK_EIO "PNG: msg". */
+ * OS's reason when a write failed, else MK_ESYS "PNG: msg". */
 int mk_png_fail(const char *msg);
 
 #endif

@@ -266,12 +266,8 @@ static int rp_spawn(report *r, const char *prog, char *const *argv, bool search,
 	/* a signal that stops the report stops the command too, which then
 	 * removes its own temporary files */
 	token = mk_cleanup_push_child(pid);
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR) {
-			mk_cleanup_pop(token);
-			return mk_error_set(MK_ESYS, "waiting for '%s': %s", prog, strerror(errno));
-		}
-	mk_cleanup_pop(token);
+	if (mk_cleanup_wait_child(token, pid, status) != 0)
+		return mk_error_set(MK_ESYS, "waiting for '%s': %s", prog, strerror(errno));
 	return MK_OK;
 }
 

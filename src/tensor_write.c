@@ -345,7 +345,7 @@ int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, m
 {
 	struct tensor_job job = {.t = t, .dtype = dtype};
 	const char *given;
-	char *file = NULL, msg[512];
+	char *file = NULL;
 	int ret = mk_tensor_spec(spec, &file, &given, &job.format);
 
 	job.dataset = given ? given : dataset;
@@ -353,11 +353,8 @@ int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, m
 		ret = mk_error_set(MK_EINVAL, "'%s': no dataset name to write", spec);
 	if (ret == MK_OK && job.format == MK_FMT_H5)
 		ret = tensor_h5_base(file, &job.base);
-	if (ret == MK_OK && (ret = mk_io_atomic(file, tensor_write_tmp, &job)) &&
-	    !strstr(mk_error(), file)) {
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		mk_error_set(ret, "'%s': %s", file, msg);
-	}
+	if (ret == MK_OK) /* which names file in its messages */
+		ret = mk_io_atomic(file, tensor_write_tmp, &job);
 	free(file);
 	return ret;
 }

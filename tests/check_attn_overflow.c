@@ -190,6 +190,34 @@ START_TEST(check_scores_per_slice)
 }
 END_TEST
 
+/* At large d the unscaled sums overflow first: Q = K = 2.9e17 at d = 4096
+ * bounds the scores by 5.5e36 (accepted) but q.k by 3.4e38; explain's column
+ * sums (no head-dimension limit) gave NaN there with MK_OK. */
+START_TEST(dot_products_refused_at_large_d)
+{
+	const int64_t n = 8, d = 4096;
+	float *q = malloc((size_t)(n * d) * sizeof *q);
+	double logcol[8];
+	mk_norm softmax = {.kind = MK_NORM_SOFTMAX};
+
+	ck_assert_ptr_nonnull(q);
+	for (int64_t x = 0; x < n * d; x++)
+		q[x] = 2.9e17f;
+	ck_assert_double_le(mk_attn_score_bound(n, d, q, q), MK_ATTN_SCORE_MAX);
+	ck_assert_int_eq(mk_attn_colsums(&softmax, n, d, q, q, NULL, logcol, NULL), MK_ERANGE);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "before the 1/sqrt(d) scaling, beyond float32"));
+	/* q.k 4.1e37: accepted, and finite (at scores of 6e35 float32 keeps
+	 * the log column sums only to a few ulps of the scores, see
+	 * mk_attn_score_bound, so their values are not checked) */
+	for (int64_t x = 0; x < n * d; x++)
+		q[x] = 1e17f;
+	ck_assert_int_eq(mk_attn_colsums(&softmax, n, d, q, q, NULL, logcol, NULL), MK_OK);
+	for (int j = 0; j < n; j++)
+		ck_assert(isfinite(logcol[j]));
+	free(q);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("attn_overflow");
@@ -202,6 +230,7 @@ int main(void)
 	tcase_add_loop_test(tc, above_limit_refused, 0, NCASES);
 	tcase_add_test(tc, reference_refuses_overflow);
 	tcase_add_test(tc, check_scores_per_slice);
+	tcase_add_test(tc, dot_products_refused_at_large_d);
 	suite_add_tcase(s, tc);
 	return mk_test_main(s);
 }

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include "testutil.h"
 #include "scratchutil.h"
 
@@ -114,6 +115,29 @@ START_TEST(test_tensor_h5_too_large)
 }
 END_TEST
 
+/* A write that fails anywhere, from the first metadata to the last chunk
+ * or the final flush of the metadata cache, leaves libhdf5 clean: limits
+ * at eighths of the file's whole size. */
+START_TEST(test_fail_at_every_size)
+{
+	mk_expr *e = bound("random(size=8) + local(w=2)", 1024);
+	struct rlimit r = saved;
+	struct stat st;
+
+	setrlimit(RLIMIT_FSIZE, &saved);
+	ck_assert_int_eq(mk_write_expr(e, at("whole.h5"), NULL), MK_OK);
+	ck_assert_int_eq(stat(at("whole.h5"), &st), 0);
+	ck_assert_int_gt(st.st_size, 8 * LIMIT_BYTES);
+	ck_assert_int_eq(unlink(at("whole.h5")), 0);
+	for (int k = 1; k < 8; k++) {
+		r.rlim_cur = (rlim_t)(st.st_size * k / 8);
+		ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &r), 0);
+		check_failed_write(mk_write_expr(e, at("m.h5"), NULL));
+	}
+	mk_expr_free(e);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("h5write");
@@ -122,6 +146,7 @@ int main(void)
 	tcase_add_test(tc, test_mask_h5_too_large);
 	tcase_add_test(tc, test_stack_h5_too_large);
 	tcase_add_test(tc, test_tensor_h5_too_large);
+	tcase_add_test(tc, test_fail_at_every_size);
 	suite_add_tcase(s, tc);
 	return mk_test_main(s);
 }

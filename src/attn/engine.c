@@ -199,6 +199,12 @@ int mk_attn_check_scores(const mk_attn_shape *s, const float *q, const float *k)
 	if (!(top <= MK_ATTN_SCORE_MAX))
 		return mk_error_set(MK_ERANGE, "attention scores could reach %.3g, beyond float32 "
 				    "(the inputs are too large)", top);
+	/* sgemm sums q.k before the 1/sqrt(d) scaling: at large d those sums
+	 * leave float32 while the scores would not */
+	if (!(top * sqrt((double)s->d) <= MK_ATTN_DOT_MAX))
+		return mk_error_set(MK_ERANGE, "the dot products of Q and K could reach %.3g before "
+				    "the 1/sqrt(d) scaling, beyond float32 (the inputs are too large)",
+				    top * sqrt((double)s->d));
 	return MK_OK;
 }
 

@@ -17,12 +17,14 @@ with h5py.File("store.h5", "w") as f:
 ' || exit 1
 mkdir sub && ln -s ../q.npy sub/link.npy && ln q.npy hard.npy && ln -s store.h5 link.h5
 printf 'not hdf5\n' >junk.h5
-cp q.npy q.orig && cp store.h5 store.orig && cp junk.h5 junk.orig
+"$MASKKIT" gen 'local(w=1)' --n 6 -o m.npy || exit 1
+cp q.npy q.orig && cp store.h5 store.orig && cp junk.h5 junk.orig && cp m.npy m.orig
 # refused CMD...: CMD must exit 2 and change nothing
 refused() {
 	"$@" >/dev/null
 	echo "exit $?" >&2
-	cmp -s q.npy q.orig && cmp -s store.h5 store.orig && cmp -s junk.h5 junk.orig ||
+	cmp -s q.npy q.orig && cmp -s store.h5 store.orig && cmp -s junk.h5 junk.orig &&
+		cmp -s m.npy m.orig ||
 		echo "an input was changed" >&2
 	ls | grep '\.tmp\.' >&2
 }
@@ -38,6 +40,9 @@ refused "$MASKKIT" explain --q store.h5:/q --k q.npy -o store.h5:/q
 refused "$MASKKIT" attn q.npy q.npy q.npy -o junk.h5:/O
 refused "$MASKKIT" attn q.npy q.npy q.npy -o junk.h5
 refused "$MASKKIT" attn q.npy q.npy q.npy -o store.h5:/g
+# a mask file the --mask expression reads is an input too
+refused "$MASKKIT" attn q.npy q.npy q.npy --mask m.npy --kernel masked -o m.npy
+refused "$MASKKIT" attn q.npy q.npy q.npy --mask 'local(w=2) & m.npy' -o o.npy --weights-out m.npy
 # allowed: a new dataset beside the inputs
 "$MASKKIT" attn store.h5:/q store.h5:/q store.h5:/q -o store.h5:/O >/dev/null
 echo "exit $?" >&2

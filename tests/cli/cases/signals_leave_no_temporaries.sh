@@ -40,7 +40,6 @@ kill_during() {
 	if [ "$target" = group ]; then kill -"$sig" -"$pid"; else kill -"$sig" "$pid"; fi
 	wait "$pid"
 	rc=$?
-	sleep 0.5 # the report's children finish dying
 	echo "$sig to the $target of ${1##*/} $2: exit $rc; left: $(find . tmp -path ./tmp -prune -o -name '*.tmp.*' -print; ls -A tmp)" >&2
 }
 for sig in INT TERM HUP; do
