@@ -89,6 +89,10 @@ check)
 	MASKKIT="$top/build/maskkit" MASKKIT_SERIAL="$top/build-serial/maskkit" MPIRUN="$(command -v mpirun)" \
 		SRCDIR="$top" PYTHON=/usr/bin/python3 MASKKIT_REQUIRE_ALL=1 sh "$top/tests/mpi/run.sh"
 	MASKKIT_REQUIRE_ALL=1 report_check
+	# the adversarial layer's counts, from its logs (automake keeps a test's output there)
+	for b in build build-san; do
+		printf '%s: ' "$b"; grep '^adversarial:' "$b/tests/adversarial/run.log" || echo "adversarial: no summary"
+	done
 	# one closing line for both runs (each automake test is a whole suite)
 	awk '/^# PASS:/ {p += $3} /^# FAIL:/ {f += $3} /^# ERROR:/ {f += $3}
 	     END {printf "quickstart check: %d passed, %d failed; report built and checked\n", p, f}' \
