@@ -8,7 +8,10 @@
 #    SDPA with the boolean mask, FlexAttention from maskkit's block layout);
 # 3. one figure (templates/gpu_sweep.gp): time against achieved sparsity.
 # Environment: N (4096), BATCH (1), HEADS (16), D (128), DTYPE (bf16),
-# DEVICE (0), REPS (20), TILE (64), PATTERNS, SPARSITY (50..95:15), PYTHON.
+# DEVICE (0), REPS (20), TILE (64), PATTERNS, SPARSITY (50..95:15), PYTHON,
+# MAX_MEMORY (4G: the tensors at n = 16384 and 64 heads need more).  Without
+# gnuplot (the GPU machine has none) the plot's data is left for
+# `gnuplot -e ... templates/gpu_sweep.gp` elsewhere (the command is printed).
 # Needs a GPU; a benchmark, never part of make check.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +19,7 @@ maskkit=${MASKKIT:-$here/build/maskkit}
 python=${PYTHON:-python3}
 out=${1:-out/gpu_sweep}
 N=${N:-4096} BATCH=${BATCH:-1} HEADS=${HEADS:-16} D=${D:-128} DTYPE=${DTYPE:-bf16}
-DEVICE=${DEVICE:-0} REPS=${REPS:-20} TILE=${TILE:-64}
+DEVICE=${DEVICE:-0} REPS=${REPS:-20} TILE=${TILE:-64} MAX_MEMORY=${MAX_MEMORY:-4G}
 PATTERNS=${PATTERNS:-local,bigbird,longformer,strided}
 SPARSITY=${SPARSITY:-50..95:15}
 mkdir -p "$out"
@@ -24,7 +27,8 @@ mkdir -p "$out"
 echo "== maskkit sweep (cuda, $DTYPE, n $N, d $D)"
 "$maskkit" sweep --backend cuda --device "$DEVICE" --dtype "$DTYPE" --head-dim "$D" --n "$N" \
 	--batch "$BATCH" --heads "$HEADS" --tile "$TILE" --reps "$REPS" --patterns "$PATTERNS" \
-	--sparsity "$SPARSITY" --kernels dense,masked,block,csr -o "$out/sweep.json"
+	--sparsity "$SPARSITY" --kernels dense,masked,block,csr --max-memory "$MAX_MEMORY" \
+	-o "$out/sweep.json"
 
 masks=$("$python" -c '
 import json, sys
@@ -80,6 +84,16 @@ with open(out + "/plot.vars", "w") as f:
 PY
 
 title="maskkit cuda vs PyTorch: n = $N, batch $BATCH, heads $HEADS, d = $D, $DTYPE, tile $TILE"
-${GNUPLOT:-gnuplot} -e "datafile = '$out/plot.dat'; output = '$out/gpu_sweep.png'" \
-	-e "load '$out/plot.vars'" -e "title = '$title' . (strlen(gpu) ? ', ' . gpu : '')" "$here/templates/gpu_sweep.gp"
-echo "gpu_sweep: $out/sweep.json, $out/peers.csv, $out/gpu_sweep.png"
+printf '%s\n' "$title" >"$out/plot.title"
+plot() {
+	${GNUPLOT:-gnuplot} -e "datafile = '$1/plot.dat'; output = '$1/gpu_sweep.png'" \
+		-e "load '$1/plot.vars'" -e "title = '$title' . (strlen(gpu) ? ', ' . gpu : '')" \
+		"$here/templates/gpu_sweep.gp"
+}
+if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+	plot "$out"
+	echo "gpu_sweep: $out/sweep.json, $out/peers.csv, $out/gpu_sweep.png"
+else
+	echo "gpu_sweep: $out/sweep.json, $out/peers.csv; no gnuplot here: the plot is made from"
+	echo "  $out/plot.dat by tests/gpu/summarize.py --plot where gnuplot is installed"
+fi
