@@ -3,15 +3,17 @@
 #   MASKKIT=build/maskkit bench/gpu_sweep.sh [OUT_DIR]      (default out/gpu_sweep)
 # 1. maskkit sweep --backend cuda --dtype bf16 --head-dim 128 --n 4096 (masked,
 #    block and csr over the patterns and sparsities, dense as the reference),
-#    timed with CUDA events, every output checked against the reference;
+#    timed with CUDA events, every output checked against the reference: one
+#    sweep per kernel (sweep_KERNEL.json, merged into sweep.json), so that a
+#    kernel that fails its check, or a run cut short, loses only its own rows;
 # 2. bench/peers.py on the very masks the sweep solved (SDPA flash dense,
 #    SDPA with the boolean mask, FlexAttention from maskkit's block layout);
 # 3. one figure (templates/gpu_sweep.gp): time against achieved sparsity.
 # Environment: N (4096), BATCH (1), HEADS (16), D (128), DTYPE (bf16),
+# BACKEND (cuda; cpu with DTYPE=fp32 tries the script without a GPU),
 # DEVICE (0), REPS (20), TILE (64), PATTERNS, SPARSITY (50..95:15), PYTHON,
-# MAX_MEMORY (4G: the tensors at n = 16384 and 64 heads need more).  Without
-# gnuplot (the GPU machine has none) the plot's data is left for
-# `gnuplot -e ... templates/gpu_sweep.gp` elsewhere (the command is printed).
+# MAX_MEMORY (4G).  Without gnuplot (the GPU machine has none) the plot's data
+# is left for tests/gpu/summarize.py --plot elsewhere.
 # Needs a GPU; a benchmark, never part of make check.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,15 +22,27 @@ python=${PYTHON:-python3}
 out=${1:-out/gpu_sweep}
 N=${N:-4096} BATCH=${BATCH:-1} HEADS=${HEADS:-16} D=${D:-128} DTYPE=${DTYPE:-bf16}
 DEVICE=${DEVICE:-0} REPS=${REPS:-20} TILE=${TILE:-64} MAX_MEMORY=${MAX_MEMORY:-4G}
+BACKEND=${BACKEND:-cuda}
 PATTERNS=${PATTERNS:-local,bigbird,longformer,strided}
 SPARSITY=${SPARSITY:-50..95:15}
 mkdir -p "$out"
 
-echo "== maskkit sweep (cuda, $DTYPE, n $N, d $D)"
-"$maskkit" sweep --backend cuda --device "$DEVICE" --dtype "$DTYPE" --head-dim "$D" --n "$N" \
-	--batch "$BATCH" --heads "$HEADS" --tile "$TILE" --reps "$REPS" --patterns "$PATTERNS" \
-	--sparsity "$SPARSITY" --kernels dense,masked,block,csr --max-memory "$MAX_MEMORY" \
-	-o "$out/sweep.json"
+for kernel in dense block csr masked; do
+	echo "== maskkit sweep --kernels $kernel ($BACKEND, $DTYPE, n $N, d $D)"
+	"$maskkit" sweep --backend "$BACKEND" --device "$DEVICE" --dtype "$DTYPE" --head-dim "$D" \
+		--n "$N" --batch "$BATCH" --heads "$HEADS" --tile "$TILE" --reps "$REPS" \
+		--patterns "$PATTERNS" --sparsity "$SPARSITY" --kernels "$kernel" \
+		--max-memory "$MAX_MEMORY" -o "$out/sweep_$kernel.json" ||
+		echo "gpu_sweep: the $kernel sweep failed (exit $?); the others go on"
+done
+"$python" - "$out" <<'PY'
+import glob, json, sys
+parts = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/sweep_*.json"))]
+if not parts:
+    sys.exit("gpu_sweep: no sweep finished")
+merged = dict(parts[0], results=[r for p in parts for r in p["results"]])
+json.dump(merged, open(sys.argv[1] + "/sweep.json", "w"), indent=1)
+PY
 
 masks=$("$python" -c '
 import json, sys
@@ -37,9 +51,10 @@ print(",".join(dict.fromkeys(r["mask"] for r in rows if r["kernel"] != "dense"))
 ' "$out/sweep.json")
 
 echo "== peers (torch, $DTYPE)"
-MASKKIT=$maskkit "$python" "$here/bench/peers.py" --no-numpy --n "$N" --batch "$BATCH" \
-	--heads "$HEADS" --head-dim "$D" --dtype "$DTYPE" --reps "$REPS" --tile "$TILE" \
-	--patterns "$masks" -o "$out/peers.csv"
+MASKKIT=$maskkit PYTHONUNBUFFERED=1 "$python" "$here/bench/peers.py" --no-numpy --n "$N" \
+	--batch "$BATCH" --heads "$HEADS" --head-dim "$D" --dtype "$DTYPE" --reps "$REPS" \
+	--tile "$TILE" --patterns "$masks" -o "$out/peers.csv" ||
+	echo "gpu_sweep: peers.py failed (exit $?); the plot shows what it wrote"
 
 # The plot's data: a block per (pattern, source/kernel) series in order of
 # sparsity, and the gnuplot variables naming them.
@@ -56,15 +71,21 @@ for r in sweep["results"]:
     pattern_of[r["mask"]] = r["pattern"]
     series.setdefault((r["pattern"], "maskkit-" + r["kernel"]), []).append(
         (100 * r["achieved"], r["median_s"]))
-with open(out + "/peers.csv") as f:
-    for r in csv.DictReader(line for line in f if not line.startswith("#")):
-        if r["kernel"].endswith("dense"):
-            if r["kernel"] == "sdpa_flash_dense" and len(dense) < 2:
-                dense.append(("sdpa-flash", float(r["median_s"])))
-            continue
-        p = pattern_of.get(r["pattern"], r["pattern"])
-        series.setdefault((p, r["kernel"]), []).append(
-            (100 * float(r["achieved"]), float(r["median_s"])))
+try:
+    with open(out + "/peers.csv") as f:
+        peers = list(csv.DictReader(line for line in f if not line.startswith("#")))
+except OSError:
+    peers = []
+for r in peers:
+    if None in r.values():  # a row cut short
+        continue
+    if r["kernel"].endswith("dense"):
+        if r["kernel"] == "sdpa_flash_dense" and len(dense) < 2:
+            dense.append(("sdpa-flash", float(r["median_s"])))
+        continue
+    p = pattern_of.get(r["pattern"], r["pattern"])
+    series.setdefault((p, r["kernel"]), []).append(
+        (100 * float(r["achieved"]), float(r["median_s"])))
 kinds = sorted({k for _, k in series})
 patterns = sorted({p for p, _ in series})
 names, blocks = [], []

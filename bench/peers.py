@@ -252,7 +252,8 @@ def main():
     n, b, h, d = a.n, a.batch, a.heads, a.head_dim
     rng = np.random.default_rng(0)
     q, k, v = (rng.uniform(-1, 1, (b, h, n, d)).astype(np.float32) for _ in range(3))
-    out = sys.stdout if a.output == "-" else open(a.output, "w")
+    # a line at a time: a run cut short keeps every row it finished
+    out = sys.stdout if a.output == "-" else open(a.output, "w", buffering=1)
     print("# peers: numpy " + np.__version__, file=out)
     print(",".join(COLUMNS), file=out)
     dense_flops = 4.0 * b * h * n * n * d

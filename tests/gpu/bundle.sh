@@ -15,7 +15,8 @@
 # BUILD=DIR reuses a build configured with CUDA and Check (tests/gpu/
 # test_bundle.sh does, in CI); without it maskkit is built in build-gpu/
 # for the H100/H200: configure --with-cuda --with-check --without-mpi
-# CUDA_ARCH="90" (sm_90 code and PTX).
+# CUDA_ARCH="90" (sm_90 code and PTX) NVCCFLAGS=-lineinfo (so that a
+# compute-sanitizer report names the source line).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/gpu-bundle}
@@ -26,11 +27,11 @@ build=${BUILD:-}
 if [ -z "$build" ]; then
 	build=$top/build-gpu
 	[ -x "$top/configure" ] || (cd "$top" && autoreconf -fi >/dev/null)
-	if [ ! -f "$build/Makefile" ]; then
+	if [ ! -f "$build/Makefile" ] || ! grep -q '^NVCCFLAGS = -lineinfo' "$build/Makefile"; then
 		say "configure --with-cuda --with-check --without-mpi CUDA_ARCH=90 ($build)"
 		mkdir -p "$build"
 		(cd "$build" && "$top/configure" -q --with-cuda --with-check --without-mpi \
-			CUDA_ARCH=90 PYTHON="${PYTHON:-/usr/bin/python3}")
+			CUDA_ARCH=90 NVCCFLAGS=-lineinfo PYTHON="${PYTHON:-/usr/bin/python3}")
 	fi
 	say "make ($build)"
 	make -C "$build" -j"$jobs" -s maskkit tests/check_cuda tests/check_block_plan
@@ -60,13 +61,26 @@ grep -q 'ld-linux' "$out/libs.txt" || { echo "bundle: no dynamic loader in ldd's
 while read -r lib; do
 	cp -L "$lib" "$stage/lib/"
 done <"$out/libs.txt"
+# glibc's compatibility stubs: not in the closure (glibc 2.34 folded them
+# into libc), but the host's libcuda or the sanitizer's injected libraries
+# may ask for them, and the host's copies would not match the bundled libc
+libc=$(grep '/libc\.so\.6$' "$out/libs.txt" | head -1)
+for stub in libdl.so.2 libpthread.so.0 librt.so.1 libutil.so.1; do
+	[ -e "$(dirname "$libc")/$stub" ] && cp -L "$(dirname "$libc")/$stub" "$stage/lib/"
+done
 loader=$(basename "$(grep ld-linux "$out/libs.txt" | head -1)")
 for bin in maskkit check_cuda check_block_plan; do
 	cat >"$stage/bin/$bin" <<EOF
 #!/bin/sh
-# $bin through the bundle's own loader and libraries
+# $bin through the bundle's own loader and libraries.  --library-path
+# replaces LD_LIBRARY_PATH, which may be how the host finds its CUDA driver
+# (libcuda.so.1, dlopen'ed by the CUDA runtime): it and the folder of the
+# driver that ldconfig knows come after the bundle's own libraries.
 here=\$(cd "\$(dirname "\$0")/.." && pwd)
-exec "\$here/lib/$loader" --library-path "\$here/lib" "\$here/libexec/$bin" "\$@"
+driver=\$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print \$NF; exit}')
+path=\$here/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\${driver:+:\$(dirname "\$driver")}
+# the program is ld.so here (/proc/self/exe): maskkit must not re-run itself
+MASKKIT_BLAS_RERUN=1 exec "\$here/lib/$loader" --library-path "\$path" "\$here/libexec/$bin" "\$@"
 EOF
 	chmod +x "$stage/bin/$bin"
 done

@@ -53,9 +53,19 @@ def verdicts(out):
                                      f"{m.group(4)} errors" if m else "no verdict (see check_cuda.log)"))
     for tool in ("memcheck", "racecheck", "synccheck"):
         log = read(os.path.join(out, tool + ".log"))
-        sums = re.findall(r"ERROR SUMMARY: (\d+) error", log)
-        said = "refused or not run (see the log)" if not sums else \
-            f"{sum(int(s) for s in sums)} errors reported"
+        # memcheck and synccheck: "ERROR SUMMARY: N errors"; racecheck:
+        # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)"
+        errs = [int(s) for s in re.findall(r"ERROR SUMMARY: (\d+) error", log)]
+        errs += [int(e) for e in re.findall(r"RACECHECK SUMMARY: \d+ hazards? displayed "
+                                              r"\((\d+) errors?", log)]
+        if "Device not supported" in log or "not supported on this" in log:
+            said = "refused by the machine (Device not supported)"
+        elif not errs:
+            said = "no summary: not run, stopped, or refused (see the log)"
+        else:
+            said = f"{sum(errs)} errors reported"
+            if log.strip().endswith(" clean"):  # sanitize.sh's last line
+                said += ", check_cuda passed under it"
         lines.append(f"- compute-sanitizer {tool}: {said}")
     return lines
 
@@ -68,18 +78,26 @@ def load_sweep(d):
     peers = []
     try:
         with open(os.path.join(d, "peers.csv")) as f:
-            peers = list(csv.DictReader(line for line in f if not line.startswith("#")))
+            rows = csv.DictReader(line for line in f if not line.startswith("#"))
+            peers = [r for r in rows if None not in r.values() and number(r.get("median_s"))]
     except OSError:
         pass
     return sweep, peers
 
 
-def table(n, sweep, peers, peak):
+def number(s):
+    try:
+        return float(s) == float(s)  # not NaN
+    except (TypeError, ValueError):
+        return False
+
+
+def table(sweep, peers, peak):
     res = sweep["results"]
     dense = next((r for r in res if r["kernel"] == "dense" and r["norm"] == "softmax"), None)
     if not dense:
-        return [f"n = {n}: no dense row"]
-    td = dense["median_s"]
+        return ["a sweep without a dense row"]
+    n, td = dense["n"], dense["median_s"]
     flash = next((float(p["median_s"]) for p in peers if p["kernel"] == "sdpa_flash_dense"), None)
     flops = 4.0 * dense["batch"] * dense["heads"] * n * n * dense["d"]
     tf = flops / td / 1e12
@@ -152,11 +170,14 @@ def main():
             plot(d)
         if sweep:
             gpu = gpu or sweep["machine"].get("gpu", "")
-            sweeps.append((n, sweep, peers))
+            sweeps.append((sweep, peers))
+    if not gpu:  # no sweep finished: nvidia-smi's name, if it answered
+        m = re.search(r"^name, .*\n([^,\n]+),", read(os.path.join(out, "info.log")), re.M)
+        gpu = f"{m.group(1)} (from nvidia-smi; no sweep finished)" if m else ""
     doc += [f"Device: {gpu or 'none usable'}", "", "## Steps", ""] + steps(out)
     doc += ["", "## Verdicts", ""] + verdicts(out) + dnas_ratio(out) + ["", "## Timings", ""]
-    for n, sweep, peers in sweeps:
-        doc += table(n, sweep, peers, peak_of(gpu)) + [""]
+    for sweep, peers in sweeps:
+        doc += table(sweep, peers, peak_of(gpu)) + [""]
     if not sweeps:
         doc.append("No sweep results (no usable device, or the sweeps failed: see their logs).")
     with open(os.path.join(out, "summary.md"), "w") as f:
