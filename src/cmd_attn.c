@@ -5,12 +5,16 @@
  * mask) V with one of the engine's kernels and writes O in the same layout,
  * and with --weights-out the normalised attention matrix pi itself.
  */
+/* realpath() is an X/Open extension, not in the POSIX base we build for. */
+#define _XOPEN_SOURCE 700
 #include "config.h"
 #include <cJSON.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include "cli.h"
 
@@ -78,6 +82,46 @@ static int attn_check_output(const char *opt, const char *path)
 	return -1;
 }
 
+/* Where a tensor spec writes: its file with the folder resolved (so that
+ * "./o.npy" and "o.npy" are one), and its dataset without repeated or
+ * leading slashes (dflt when it names none). */
+#define ATTN_WHERE (2 * PATH_MAX + 2)
+
+static void attn_where(const char *spec, const char *dflt, char file[ATTN_WHERE],
+		       char dataset[PATH_MAX])
+{
+	size_t len = mk_tensor_file_len(spec);
+	char name[PATH_MAX], dir[PATH_MAX], *slash;
+	const char *ds = spec[len] == ':' ? spec + len + 1 : dflt;
+	size_t k = 0;
+
+	snprintf(name, sizeof name, "%.*s", (int)len, spec);
+	slash = strrchr(name, '/');
+	if (slash)
+		*slash = '\0';
+	if (!realpath(!slash ? "." : name[0] ? name : "/", dir))
+		snprintf(dir, sizeof dir, "%s", slash ? name : ".");
+	snprintf(file, ATTN_WHERE, "%s/%s", dir, slash ? slash + 1 : name);
+	for (const char *c = ds; *c && k + 1 < PATH_MAX; c++)
+		if (*c != '/' || (k > 0 && dataset[k - 1] != '/' && c[1] && c[1] != '/'))
+			dataset[k++] = *c;
+	dataset[k] = '\0';
+}
+
+/* True when the two outputs would be written to one place. */
+static bool attn_same_output(const char *a, const char *da, const char *b, const char *db)
+{
+	char fa[ATTN_WHERE], fb[ATTN_WHERE], xa[PATH_MAX], xb[PATH_MAX];
+	struct stat sa, sb;
+	bool same_file;
+
+	attn_where(a, da, fa, xa);
+	attn_where(b, db, fb, xb);
+	same_file = !strcmp(fa, fb) || (stat(fa, &sa) == 0 && stat(fb, &sb) == 0 &&
+					  sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+	return same_file && (mk_tensor_format(a) != MK_FMT_H5 || !strcmp(xa, xb));
+}
+
 static int attn_parse(int argc, char **argv, attn_opts *o)
 {
 	static const struct option longopts[] = {
@@ -107,9 +151,10 @@ static int attn_parse(int argc, char **argv, attn_opts *o)
 	if ((ret = attn_check_output("-o", o->m.out)) >= 0 ||
 	    (o->weights && (ret = attn_check_output("--weights-out", o->weights)) >= 0))
 		return ret;
-	if (o->weights && !strcmp(o->weights, o->m.out))
-		return cli_usage(&mk_cmd_attn, "-o and --weights-out name the same file '%s'",
-				 o->m.out);
+	if (o->weights && attn_same_output(o->m.out, "O", o->weights, "pi"))
+		return cli_usage(&mk_cmd_attn, "-o '%s' and --weights-out '%s' name the same %s",
+				 o->m.out, o->weights, mk_tensor_format(o->m.out) == MK_FMT_H5 ?
+				 "dataset" : "file");
 	if (!o->kernel_given)
 		o->kernel = o->mask ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE;
 	return -1;
