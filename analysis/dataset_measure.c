@@ -478,9 +478,27 @@ static int dm_patterns(const char *const *exprs, const int64_t *lengths, const i
 	return ret;
 }
 
+/* What mk_lengths_measure keeps: per sample its length, rho and a sorted
+ * copy; per (layer, head) a rho at each of the count distinct lengths and
+ * the classic n, and its results. */
+static int dm_lengths_memory(int64_t samples, int64_t lh, int64_t count, uint64_t max_memory)
+{
+	uint64_t per_sample, rhos, total;
+	int ret;
+
+	if ((ret = mk_mul_u64((uint64_t)samples, 3 * sizeof(int64_t), &per_sample)) ||
+	    (ret = mk_mul_u64((uint64_t)lh, (uint64_t)(count + 1) * sizeof(double) + 10, &rhos)))
+		return ret;
+	total = per_sample + rhos;
+	if (total < per_sample)
+		return mk_error_set(MK_ERANGE, "the measurement's sizes overflow");
+	return mk_check_memory(total, max_memory, "measuring the patterns at each sample's length "
+			       "(per sample, and per head at each distinct length)");
+}
+
 int mk_lengths_measure(const char *const *exprs, int64_t layers, int64_t heads,
 		       const int64_t *lengths, int64_t samples, int64_t n_classic, uint64_t seed,
-		       mk_ds_measure *out)
+		       uint64_t max_memory, mk_ds_measure *out)
 {
 	int64_t *ns = NULL, count = 0;
 	double classic = 0;
@@ -488,10 +506,14 @@ int mk_lengths_measure(const char *const *exprs, int64_t layers, int64_t heads,
 
 	if (samples < 1 || layers < 1 || heads < 1)
 		return mk_error_set(MK_EINVAL, "no samples, layers or heads to measure");
-	if ((ret = dm_alloc(out, samples, layers, heads, 0)))
+	/* the distinct lengths are not known yet: at most one per sample */
+	if ((ret = dm_lengths_memory(samples, layers * heads, 0, max_memory)) ||
+	    (ret = dm_alloc(out, samples, layers, heads, 0)))
 		return ret;
 	memcpy(out->lengths, lengths, (size_t)samples * sizeof *lengths);
 	ret = dm_distinct(lengths, samples, &ns, &count);
+	if (ret == MK_OK)
+		ret = dm_lengths_memory(samples, layers * heads, count, max_memory);
 	if (ret == MK_OK) {
 		out->n = n_classic ? n_classic : ns[count - 1];
 		if (out->n < ns[count - 1])

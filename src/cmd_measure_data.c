@@ -236,7 +236,7 @@ static int data_patterns(const char *expr, const cli_data_opts *o, const cli_mas
 		len[count++] = fixed;
 	if (ret == MK_OK)
 		ret = mk_lengths_measure(exprs ? (const char *const *)exprs : one, layers ? layers : 1,
-					 heads, len, count, fixed, m->bind.seed, r);
+					 heads, len, count, fixed, m->bind.seed, m->bind.max_memory, r);
 	if (o->heads_file)
 		snprintf(src->describe, sizeof src->describe, "%s (%" PRId64 " layers x %" PRId64
 			 " heads of patterns)", o->heads_file, layers ? layers : 1, heads);

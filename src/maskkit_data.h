@@ -147,10 +147,12 @@ int mk_dataset_measure(mk_dataset *d, const mk_keep *k, mk_progress_fn progress,
 		       mk_ds_measure *out);
 /* Eq. 9 for patterns: exprs[l * heads + a] is the text of layer l, head a's
  * expression, measured at each sample's length (bound with seed + l * heads
- * + a, as `gen --heads-file` builds them); n_classic 0: the longest. */
+ * + a, as `gen --heads-file` builds them); n_classic 0: the longest.  What it
+ * keeps (per sample, and per head at each distinct length) is checked
+ * against max_memory (0: no limit) before it is allocated. */
 int mk_lengths_measure(const char *const *exprs, int64_t layers, int64_t heads,
 		       const int64_t *lengths, int64_t samples, int64_t n_classic, uint64_t seed,
-		       mk_ds_measure *out);
+		       uint64_t max_memory, mk_ds_measure *out);
 void mk_ds_measure_free(mk_ds_measure *m);
 
 /* ---- stacks of masks in one HDF5 dataset (io_h5_stack.c) ------------------- */

@@ -194,7 +194,7 @@ START_TEST(test_local2_closed_form)
 		want += n >= 2 ? 1 - 5 / n + 6 / (n * n) : 0;
 	}
 	want /= NLEN;
-	ck_assert_int_eq(mk_lengths_measure(e, 1, 1, some_len, NLEN, 0, 0, &r), MK_OK);
+	ck_assert_int_eq(mk_lengths_measure(e, 1, 1, some_len, NLEN, 0, 0, 0, &r), MK_OK);
 	ck_assert_double_eq_tol(r.rho, want, 1e-12);
 	ck_assert_double_eq_tol(r.rho_classic, 1 - 5 / 100.0 + 6 / 1e4, 1e-12);
 	ck_assert_int_eq(r.n, 100);
@@ -219,7 +219,7 @@ START_TEST(test_heads_closed_forms)
 	causal /= NLEN;
 	local2 /= NLEN;
 	diag /= NLEN;
-	ck_assert_int_eq(mk_lengths_measure(e, 2, 2, some_len, NLEN, 128, 0, &r), MK_OK);
+	ck_assert_int_eq(mk_lengths_measure(e, 2, 2, some_len, NLEN, 128, 0, 0, &r), MK_OK);
 	ck_assert_double_eq_tol(r.by_head[0], causal, 1e-12);
 	ck_assert_double_eq_tol(r.by_head[1], local2, 1e-12);
 	ck_assert_double_eq_tol(r.by_head[2], diag, 1e-12);
@@ -246,7 +246,7 @@ START_TEST(test_constant_lengths_pattern)
 	mk_measure m;
 	mk_bind_opts bo = {.n = 64};
 
-	ck_assert_int_eq(mk_lengths_measure(e, 1, 1, len, 4, 0, 0, &r), MK_OK);
+	ck_assert_int_eq(mk_lengths_measure(e, 1, 1, len, 4, 0, 0, 0, &r), MK_OK);
 	ck_assert_double_eq(r.rho, r.rho_classic);
 	ck_assert_int_eq(mk_expr_parse(e[0], &x), MK_OK);
 	ck_assert_int_eq(mk_expr_bind(x, &bo), MK_OK);
@@ -263,10 +263,36 @@ START_TEST(test_pattern_errors)
 	const char *ok[1] = {"local2"};
 	mk_ds_measure r;
 
-	ck_assert_int_eq(mk_lengths_measure(bad, 1, 1, some_len, NLEN, 0, 0, &r), MK_EINVAL);
+	ck_assert_int_eq(mk_lengths_measure(bad, 1, 1, some_len, NLEN, 0, 0, 0, &r), MK_EINVAL);
 	ck_assert_ptr_nonnull(strstr(mk_error(), "lokal2"));
-	ck_assert_int_eq(mk_lengths_measure(ok, 1, 1, some_len, NLEN, 50, 0, &r), MK_EINVAL);
+	ck_assert_int_eq(mk_lengths_measure(ok, 1, 1, some_len, NLEN, 50, 0, 0, &r), MK_EINVAL);
 	ck_assert_ptr_nonnull(strstr(mk_error(), "longer than N = 50"));
+}
+END_TEST
+
+/* 1024 heads at 4096 distinct lengths keep a rho each (33 MB): refused under
+ * a 16 MiB limit before anything is allocated, measured under 64 MiB. */
+START_TEST(test_pattern_memory)
+{
+	enum { LH = 1024, NS = 4096 };
+	const char **e = malloc(LH * sizeof *e);
+	int64_t *len = malloc(NS * sizeof *len);
+	mk_ds_measure r;
+
+	ck_assert(e && len);
+	for (int k = 0; k < LH; k++)
+		e[k] = "local1";
+	for (int i = 0; i < NS; i++)
+		len[i] = i + 1;
+	ck_assert_int_eq(mk_lengths_measure(e, 16, 64, len, NS, 0, 0, (uint64_t)16 << 20, &r),
+			 MK_ERANGE);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "each distinct length"));
+	ck_assert_int_eq(mk_lengths_measure(e, 16, 64, len, NS, 0, 0, (uint64_t)64 << 20, &r),
+			 MK_OK);
+	ck_assert_int_eq(r.samples, NS);
+	mk_ds_measure_free(&r);
+	free(e);
+	free(len);
 }
 END_TEST
 
@@ -385,6 +411,7 @@ static Suite *dataset_suite(void)
 	tcase_add_test(p, test_heads_closed_forms);
 	tcase_add_test(p, test_constant_lengths_pattern);
 	tcase_add_test(p, test_pattern_errors);
+	tcase_add_test(p, test_pattern_memory);
 	tcase_add_test(k, test_top_p);
 	tcase_add_test(k, test_top_p_matches_sort);
 	tcase_add_test(k, test_threshold);
