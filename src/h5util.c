@@ -233,3 +233,17 @@ void mk_h5_join(char *buf, size_t cap, char *const *names, size_t count)
 	if (k < count)
 		snprintf(buf + len, cap - len, "%s", k ? more : more + 2);
 }
+
+bool mk_h5_same_object(hid_t a, hid_t b)
+{
+#if H5_VERSION_GE(1, 12, 0)
+	H5O_info2_t x, y;
+	int cmp = 1;
+	return H5Oget_info3(a, &x, H5O_INFO_BASIC) >= 0 && H5Oget_info3(b, &y, H5O_INFO_BASIC) >= 0 &&
+	       x.fileno == y.fileno && H5Otoken_cmp(a, &x.token, &y.token, &cmp) >= 0 && cmp == 0;
+#else
+	H5O_info_t x, y;
+	return H5Oget_info2(a, &x, H5O_INFO_BASIC) >= 0 && H5Oget_info2(b, &y, H5O_INFO_BASIC) >= 0 &&
+	       x.fileno == y.fileno && x.addr == y.addr;
+#endif
+}

@@ -22,6 +22,9 @@ int mk_h5_open(const char *path, hid_t *file);
  * or with one rank, mk_h5_open. */
 int mk_h5_open_par(const char *path, hid_t *file);
 
+/* True when a and b are one object of one file (through any links). */
+bool mk_h5_same_object(hid_t a, hid_t b);
+
 /* Every dataset reached through hard links whose rank is `rank` (0: any)
  * and whose path, with its leading '/', contains each of the NULL-terminated
  * needles (NULL: no needles).  *out is NULL-terminated, sorted by strcmp,

@@ -361,20 +361,6 @@ int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, m
 
 /* ---- outputs that are inputs -------------------------------------------------- */
 
-/* True when a and b are one object (through any links). */
-static bool tensor_h5_same_object(hid_t a, hid_t b)
-{
-#if H5_VERSION_GE(1, 12, 0)
-	H5O_info2_t x, y;
-	int cmp = 1;
-	return H5Oget_info3(a, &x, H5O_INFO_BASIC) >= 0 && H5Oget_info3(b, &y, H5O_INFO_BASIC) >= 0 &&
-	       x.fileno == y.fileno && H5Otoken_cmp(a, &x.token, &y.token, &cmp) >= 0 && cmp == 0;
-#else
-	H5O_info_t x, y;
-	return H5Oget_info2(a, &x, H5O_INFO_BASIC) >= 0 && H5Oget_info2(b, &y, H5O_INFO_BASIC) >= 0 &&
-	       x.fileno == y.fileno && x.addr == y.addr;
-#endif
-}
 
 /* True when writing dataset `out` of the HDF5 file at path would replace
  * the input dataset `in` (NULL: the file's only dataset of rank 2 to 4,
@@ -390,7 +376,7 @@ static bool tensor_h5_clash(const char *path, const char *out, const char *in)
 		/* nothing there to replace, or a group that the write refuses */
 	} else if (in) {
 		clash = tensor_h5_exists(file, in) && (b = H5Oopen(file, in, H5P_DEFAULT)) >= 0 &&
-			tensor_h5_same_object(a, b);
+			mk_h5_same_object(a, b);
 	} else if ((space = H5Dget_space(a)) >= 0) {
 		rank = H5Sget_simple_extent_ndims(space);
 		clash = rank >= 2 && rank <= MK_TENSOR_MAX_RANK;

@@ -203,6 +203,11 @@ def reader_run(case, index, scratch):
         new = {p for p in new if ".tmp." in p}
     if new:
         res.fail("left behind: " + ", ".join(sorted(new)))
+    return finish(res, tmp, run_dir)
+
+
+def finish(res, tmp, run_dir):
+    """Nothing may be left in the run's TMPDIR; the run's folder goes."""
     left = files_under(tmp)
     if left:
         res.fail("left in TMPDIR: " + ", ".join(sorted(left)))
@@ -274,11 +279,7 @@ def writer_run(writer, place, index, scratch, valid, mode, size):
                 res.fail("left beside the other output: " + ", ".join(sorted(tmps)))
     except adv_places.PlaceError as e:
         res.fail(f"could not set up the place: {e}")
-    left = files_under(tmp)
-    if left:
-        res.fail("left in TMPDIR: " + ", ".join(sorted(left)))
-    shutil.rmtree(run_dir, ignore_errors=True)
-    return res
+    return finish(res, tmp, run_dir)
 
 
 # --- limits ------------------------------------------------------------------

@@ -22,21 +22,6 @@
 #define FUZZ_ROWS 3
 #define FUZZ_COLS 2
 
-/* One object, through any links. */
-static bool fuzz_same_object(hid_t a, hid_t b)
-{
-#if H5_VERSION_GE(1, 12, 0)
-	H5O_info2_t x, y;
-	int cmp = 1;
-	return H5Oget_info3(a, &x, H5O_INFO_BASIC) >= 0 && H5Oget_info3(b, &y, H5O_INFO_BASIC) >= 0 &&
-	       x.fileno == y.fileno && H5Otoken_cmp(a, &x.token, &y.token, &cmp) >= 0 && cmp == 0;
-#else
-	H5O_info_t x, y;
-	return H5Oget_info2(a, &x, H5O_INFO_BASIC) >= 0 && H5Oget_info2(b, &y, H5O_INFO_BASIC) >= 0 &&
-	       x.fileno == y.fileno && x.addr == y.addr;
-#endif
-}
-
 /* Every dataset of the file (NULL when it does not open as HDF5); *gone[k]
  * is set for those that are the object at `target`, which the write may
  * replace.  Reads only: libhdf5 is the one that may crash on a corrupt file
@@ -57,7 +42,7 @@ static char **fuzz_list(const char *path, const char *target, bool **gone, size_
 			t = H5Oopen(file, target, H5P_DEFAULT);
 		for (size_t k = 0; t >= 0 && k < *count; k++)
 			if ((o = H5Oopen(file, names[k], H5P_DEFAULT)) >= 0) {
-				(*gone)[k] = fuzz_same_object(o, t);
+				(*gone)[k] = mk_h5_same_object(o, t);
 				H5Oclose(o);
 			}
 		if (t >= 0)
