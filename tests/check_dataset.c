@@ -270,11 +270,11 @@ START_TEST(test_pattern_errors)
 }
 END_TEST
 
-/* 1024 heads at 4096 distinct lengths keep a rho each (33 MB): refused under
- * a 16 MiB limit before anything is allocated, measured under 64 MiB. */
+/* 256 heads at 1024 distinct lengths keep a rho each (2.1 MB): refused under
+ * a 1 MiB limit before anything is allocated, measured under 4 MiB. */
 START_TEST(test_pattern_memory)
 {
-	enum { LH = 1024, NS = 4096 };
+	enum { LH = 256, NS = 1024 };
 	const char **e = malloc(LH * sizeof *e);
 	int64_t *len = malloc(NS * sizeof *len);
 	mk_ds_measure r;
@@ -284,10 +284,10 @@ START_TEST(test_pattern_memory)
 		e[k] = "local1";
 	for (int i = 0; i < NS; i++)
 		len[i] = i + 1;
-	ck_assert_int_eq(mk_lengths_measure(e, 16, 64, len, NS, 0, 0, (uint64_t)16 << 20, &r),
+	ck_assert_int_eq(mk_lengths_measure(e, 16, 16, len, NS, 0, 0, (uint64_t)1 << 20, &r),
 			 MK_ERANGE);
 	ck_assert_ptr_nonnull(strstr(mk_error(), "each distinct length"));
-	ck_assert_int_eq(mk_lengths_measure(e, 16, 64, len, NS, 0, 0, (uint64_t)64 << 20, &r),
+	ck_assert_int_eq(mk_lengths_measure(e, 16, 16, len, NS, 0, 0, (uint64_t)4 << 20, &r),
 			 MK_OK);
 	ck_assert_int_eq(r.samples, NS);
 	mk_ds_measure_free(&r);
