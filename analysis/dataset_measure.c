@@ -238,6 +238,9 @@ static void dm_head_count(const mk_dataset_block *b, const mk_keep *k, int64_t h
 	out->toeplitz = dm_toeplitz(b, k, head);
 }
 
+/* cells of one (sample, layer) block worth a team of threads */
+#define DM_PARALLEL_CELLS ((int64_t)1 << 18)
+
 static int dm_block(mk_dataset *d, int64_t s, int64_t l, const mk_keep *k, float *scratch,
 		    dm_head *heads)
 {
@@ -249,7 +252,8 @@ static int dm_block(mk_dataset *d, int64_t s, int64_t l, const mk_keep *k, float
 	if (k->rule == MK_KEEP_TOP_P && b.min < 0)
 		return mk_error_set(MK_EFORMAT, "sample %" PRId64 ", layer %" PRId64 " holds %g: --top-p "
 				    "needs probabilities (no negative values)", s, l, (double)b.min);
-#pragma omp parallel for schedule(dynamic, 1) if (b.heads > 1)
+	/* a team per block only where the block is worth one (see measure.c) */
+#pragma omp parallel for schedule(dynamic, 1) if (b.heads > 1 && b.heads * b.n * b.n >= DM_PARALLEL_CELLS)
 	for (int64_t a = 0; a < b.heads; a++) {
 		int t = 0;
 #ifdef _OPENMP

@@ -160,11 +160,28 @@ static void mk_run_chunk(mk_job *j, mk_partial *p, mk_cursor *c, uint64_t *buf[3
 	}
 }
 
+/* A team costs a fork, a join and a cursor per thread: a small mask (a
+ * dataset measures one at each of its lengths) is faster on one thread, and
+ * on a loaded machine a join can wait for a whole time slice. */
+static int mk_measure_team(int64_t n, int64_t nchunks)
+{
+	int64_t t = 1, cells = n * n, per = (int64_t)1 << 22;
+
+#ifdef _OPENMP
+	t = omp_get_max_threads();
+#endif
+	if (t > nchunks)
+		t = nchunks;
+	if (t > cells / per)
+		t = cells / per;
+	return t > 1 ? (int)t : 1;
+}
+
 static int mk_measure_run(mk_job *j, mk_partial *total, mk_progress_fn progress, void *parg)
 {
 	int64_t nchunks = (j->n + j->chunk - 1) / j->chunk, done = 0;
-	int fail = MK_OK;
-#pragma omp parallel
+	int fail = MK_OK, team = mk_measure_team(j->n, nchunks);
+#pragma omp parallel num_threads(team)
 	{
 		mk_partial p;
 		mk_cursor *c = NULL;
