@@ -1,4 +1,4 @@
-/* Private to the sweep (analysis/sweep.c, analysis/attn_ref.c). */
+/* Private to the sweep (analysis/sweep.c, src/attn/attn_ref.c). */
 #ifndef MK_SWEEP_H
 #define MK_SWEEP_H
 

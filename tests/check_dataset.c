@@ -1,5 +1,5 @@
 /* Unit tests for the Eq. 9 sparsity of data sets (analysis/dataset_measure.c,
- * src/dataset.c): hand-counted masks, closed forms of patterns over
+ * src/io/dataset.c): hand-counted masks, closed forms of patterns over
  * lengths and keep rules; malformed files are in check_dataset_files.c. */
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Unit tests for reading data sets (src/dataset.c, src/lengths.c): every
+/* Unit tests for reading data sets (src/io/dataset.c, src/io/lengths.c): every
  * malformed or mismatched file gives its one-line error, values that have
  * no place in probabilities, sizes a file claims, and lengths files. */
 #include <math.h>

@@ -1,5 +1,5 @@
 /* Unit tests for the column sums of explaining away (src/attn/colsum.c,
- * analysis/explain.c, src/explain_input.c): closed forms on separable
+ * analysis/explain.c, src/io/explain_input.c): closed forms on separable
  * scores, Theorem 2's bound on random, masked and adversarial inputs, hnas
  * at its ends, agreement with the engine's own pi, the Sinkhorn trace. */
 #include <math.h>

@@ -1,5 +1,5 @@
 /* Unit tests of the sweep: parameter solving, the double reference and the
- * checker (analysis/sweep.c, analysis/attn_ref.c). */
+ * checker (analysis/sweep.c, src/attn/attn_ref.c). */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>

@@ -283,7 +283,7 @@ void mk_tensor_shape_text(const mk_tensor *t, char *buf, size_t cap);
 mk_format mk_tensor_format(const char *spec);
 const char *mk_dtype_name(mk_dtype d); /* "float32", "float64" */
 
-/* Queries and keys for `maskkit explain` (src/explain_input.c): float32
+/* Queries and keys for `maskkit explain` (src/io/explain_input.c): float32
  * [heads, S, d] each. */
 typedef struct mk_qk {
 	mk_tensor q, k;
@@ -333,7 +333,7 @@ void mk_sweep_solver_free(mk_sweep_solver *s); /* NULL-safe */
  * smaller value. */
 int mk_sweep_solve(mk_sweep_solver *s, double target, mk_sweep_point *out);
 
-/* The reference (analysis/attn_ref.c): masked attention in double precision,
+/* The reference (src/attn/attn_ref.c): masked attention in double precision,
  * with the normalisations defined in the attention engine's section, on the
  * listed rows of every (batch, head).  mask NULL means every entry (what the
  * dense kernel computes).  ref holds batch * heads * nrows * d doubles:

@@ -1,5 +1,5 @@
 /*
- * maskkit across MPI ranks (src/par.c).  A maskkit built with MPI (configure
+ * maskkit across MPI ranks (src/par/par.c).  A maskkit built with MPI (configure
  * --with-mpi) starts MPI only when a launcher started it (mpirun, srun);
  * otherwise, and with one rank, every function here is the serial identity:
  * rank 0 of 1, agreements return the status given, mk_par_ordered runs work
