@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,23 @@ int cli_usage(const struct mk_cmd *c, const char *fmt, ...)
 	mk_error_set(MK_EINVAL, "%s: %s (see 'maskkit %s --help')", c->name, what, c->name);
 	fprintf(stderr, "maskkit: %s\n", mk_error());
 	return MK_EXIT_USER;
+}
+
+int cli_usage_error(const struct mk_cmd *c, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return mk_error_set(MK_EINVAL, "%s: %s (see 'maskkit %s --help')", c->name, what, c->name);
+}
+
+int cli_exit_code(int status)
+{
+	if (status == MK_OK)
+		return MK_EXIT_OK;
+	return mk_status_is_user(status) ? MK_EXIT_USER : MK_EXIT_INTERNAL;
 }
 
 int cli_bad_option(const struct mk_cmd *c, char **argv, int opt)
@@ -196,6 +214,53 @@ void cli_mask_defaults(cli_mask_opts *o)
 	memset(o, 0, sizeof *o);
 	o->bind.max_memory = MK_DEFAULT_MAX_MEMORY;
 	o->progress = isatty(STDERR_FILENO);
+}
+
+int cli_mask_init(void *opts)
+{
+	cli_mask_opts *o = opts;
+	uint64_t mem = o->bind.max_memory; /* the table's default, set before */
+
+	cli_mask_defaults(o);
+	if (mem)
+		o->bind.max_memory = mem;
+	return MK_OK;
+}
+
+int cli_mask_opt_n(void *opts, const char *arg)
+{
+	int r = cli_mask_option('n', arg, opts);
+	return r < 0 ? r : MK_OK;
+}
+
+int cli_mask_opt_format(void *opts, const char *arg)
+{
+	int r = cli_mask_option(CLI_OPT_FORMAT, arg, opts);
+	return r < 0 ? r : MK_OK;
+}
+
+int cli_sparsity(const char *s, const char *opt, double *out)
+{
+	size_t len = strlen(s);
+	bool pct = len > 1 && s[len - 1] == '%';
+	char num[64], *end;
+	double v;
+
+	snprintf(num, sizeof num, "%.*s", (int)(pct ? len - 1 : len), s);
+	errno = 0;
+	v = strtod(num, &end);
+	if (!*num || *end || errno || !isfinite(v) || len >= sizeof num)
+		return mk_error_set(MK_EINVAL, "%s expects a fraction in [0, 1] or a percentage "
+				    "('25%%'), got '%s'", opt, s);
+	if (pct)
+		v /= 100;
+	if (v > 1 && !pct)
+		return mk_error_set(MK_EINVAL, "%s is a fraction in [0, 1], got '%s' (did you mean "
+				    "%g or %s%%?)", opt, s, v / 100, s);
+	if (v < 0 || v > 1)
+		return mk_error_set(MK_EINVAL, "%s must be in [0, 1] (0%% to 100%%), got '%s'", opt, s);
+	*out = v;
+	return MK_OK;
 }
 
 int cli_mask_option(int opt, const char *arg, cli_mask_opts *o)

@@ -5,14 +5,28 @@
 #include <getopt.h>
 #include <stdio.h>
 #include "maskkit.h"
+#include "opt.h"
 
+/* A command: its help, its option table (src/cli/opt.h) and what it runs.
+ * The parser fills an options struct of opts_size bytes (zeroed, then the
+ * table's defaults, then init) and exec gets it with the operands; exec
+ * returns an MK_* status and main turns that into the exit code. */
 struct mk_cmd {
 	const char *name;
 	const char *summary;
-	const char *usage; /* full --help text */
-	int (*run)(int argc, char **argv);
+	const char *synopsis;    /* operand forms after "maskkit NAME", one per line */
+	const char *description; /* what it does (--help), ends with a newline */
+	const char *notes;       /* after the options, ends with a newline */
+	const char *examples;    /* "  maskkit NAME ...\n" lines */
+	const struct cli_opt *opts;
+	size_t opts_size;
+	int (*init)(void *opts); /* defaults a table cannot state, or NULL */
+	int (*exec)(void *opts, const cli_args *a);
 	/* runs on every MPI rank (else on rank 0 only) */
 	bool parallel;
+	/* a command not yet on the table: its --help text and run (exit code) */
+	const char *usage;
+	int (*run)(int argc, char **argv);
 };
 
 extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_patterns,
@@ -25,6 +39,16 @@ enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
 int cli_fail(int status);
 /* Prints "maskkit: <cmd>: <message> (see 'maskkit <cmd> --help')"; returns 2. */
 int cli_usage(const struct mk_cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sets "<cmd>: <message> (see 'maskkit <cmd> --help')" as the error and
+ * returns MK_EINVAL (printed by main, as every error). */
+int cli_usage_error(const struct mk_cmd *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* exec's status when it printed its errors itself (each of several inputs
+ * reported as it failed): exit 2 or 1, nothing more printed. */
+#define CLI_DONE_USER (-1000)
+#define CLI_DONE_SYS (-1001)
+/* The exit code for a status: 0, 2 (bad input) or 1. */
+int cli_exit_code(int status);
 /* Reports getopt's '?' or ':' for argv[optind - 1]; returns 2. */
 int cli_bad_option(const struct mk_cmd *c, char **argv, int opt);
 void cli_help(const struct mk_cmd *c);
@@ -58,6 +82,25 @@ typedef struct cli_mask_opts {
 	int64_t block;     /* --block for blocks output */
 	bool progress;
 } cli_mask_opts;
+
+/* Table entries of the mask options, for an options struct T holding a
+ * cli_mask_opts named m (set up by cli_mask_init, as the command's init). */
+#define CLI_MASK_N(T) CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL, "sequence length (default: the masks' own, else 1024)")
+#define CLI_MASK_SEED(T) CLI_OPT_UINT("seed", 0, T, m.bind.seed, "S", NULL, "seed of the random patterns (default 0)")
+#define CLI_MASK_OUTPUT(T) CLI_OPT_FILE("output", 'o', T, m.out, "FILE", "write the mask to FILE (format from its extension)")
+#define CLI_MASK_FORMAT(T) CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL, "txt, json, png, h5, npy or blocks (default: from -o's extension)")
+#define CLI_MASK_BLOCK(T) CLI_OPT_INT("block", 0, T, m.block, "B", 1, MK_N_MAX, NULL, "block size of the blocks format (default 128)")
+#define CLI_MASK_MAXMEM(T) CLI_OPT_SIZE("max-memory", 0, T, m.bind.max_memory, "S", "4G", "refuse work needing more memory than S (e.g. 512M)")
+#define CLI_MASK_PROGRESS(T) CLI_OPT_FLAG("progress", 0, T, m.progress, "progress on stderr (default: when stderr is a terminal)")
+/* CLI_OPT_CALL handlers of the entries above: opts must start with its
+ * cli_mask_opts (declare it first in the struct). */
+int cli_mask_opt_n(void *opts, const char *arg);
+int cli_mask_opt_format(void *opts, const char *arg);
+/* A command's init when its options struct starts with a cli_mask_opts. */
+int cli_mask_init(void *opts);
+/* A sparsity value: a fraction in [0, 1], or a percentage written with '%'
+ * ("25%"); 10 without '%' is refused with a hint (did you mean 0.1 or 10%?). */
+int cli_sparsity(const char *s, const char *opt, double *out);
 
 /* Long-option codes shared by the commands. */
 enum {

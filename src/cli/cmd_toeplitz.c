@@ -7,7 +7,6 @@
  */
 #include "config.h"
 #include <cJSON.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,15 +16,28 @@
 #define TOEP_DEFAULT_FIRST 128
 #define TOEP_PROFILE_ROWS 4
 
-enum { TOEP_OPT_DATASET = 512, TOEP_OPT_FIRST, TOEP_OPT_PNG, TOEP_OPT_PROFILE };
-
 typedef struct toep_opts {
-	cli_mask_opts m;
 	const char *dataset, *png, *profile;
 	int64_t first;
+	uint64_t max_memory;
 	bool json;
 	char **out[2]; /* per input: the --png and --profile names (or NULL) */
 } toep_opts;
+
+static const struct cli_opt toep_table[] = {
+	CLI_OPT_STRING("dataset", 0, toep_opts, dataset, "PATH",
+		       "the dataset to read (e.g. /bert/embeddings/pos:0); FILE.h5:/PATH too"),
+	CLI_OPT_INT("first", 0, toep_opts, first, "K", 2, MK_N_MAX, "128",
+		    "also fit the leading K x K block, K >= 2 (skipped, '-' or null, when K >= n)"),
+	CLI_OPT_FILE("png", 0, toep_opts, png, "P.png",
+		     "heatmap of P (viridis; one pixel per entry up to n = 1024, block means beyond)"),
+	CLI_OPT_FILE("profile", 0, toep_opts, profile, "P.png",
+		     "plot (gnuplot) of the fitted profile t(d) with rows 0, n/4, n/2, 3n/4 of P "
+		     "aligned on the diagonal"),
+	CLI_OPT_FLAG("json", 0, toep_opts, json, "machine-readable output (an array for several files)"),
+	CLI_OPT_SIZE("max-memory", 0, toep_opts, max_memory, "S", "4G", "limit for the matrices held"),
+	CLI_OPT_END,
+};
 
 typedef struct toep_result {
 	const char *file;
@@ -33,29 +45,6 @@ typedef struct toep_result {
 	int64_t n, d;
 	mk_toeplitz all, first; /* first.k == 0: no smaller leading block */
 } toep_result;
-
-static int toep_option(int opt, const char *arg, void *ctx)
-{
-	toep_opts *o = ctx;
-	switch (opt) {
-	case TOEP_OPT_DATASET:
-		o->dataset = arg;
-		return *arg ? MK_OK : mk_error_set(MK_EINVAL, "--dataset needs a dataset path");
-	case TOEP_OPT_FIRST:
-		return cli_i64(arg, "--first", 2, MK_N_MAX, &o->first);
-	case TOEP_OPT_PNG:
-		o->png = arg;
-		return MK_OK;
-	case TOEP_OPT_PROFILE:
-		o->profile = arg;
-		return MK_OK;
-	case CLI_OPT_JSON:
-		o->json = true;
-		return MK_OK;
-	default:
-		return mk_error_set(MK_EINVAL, "unexpected option");
-	}
-}
 
 /* Several inputs need one output name each ('{}' and '{dir}'), and no two
  * outputs may share a name: the later would silently replace the earlier. */
@@ -68,27 +57,27 @@ static int toep_name_outputs(toep_opts *o, char **files, int count)
 		if (!pats[k])
 			continue;
 		if (count > 1 && !strstr(pats[k], "{}") && !strstr(pats[k], "{dir}"))
-			return cli_usage(&mk_cmd_toeplitz, "with several files, %s needs '{}' or "
-					 "'{dir}' in its name", opts[k]);
+			return cli_usage_error(&mk_cmd_toeplitz, "with several files, %s needs '{}' "
+					       "or '{dir}' in its name", opts[k]);
 		if (!(o->out[k] = calloc((size_t)count, sizeof *o->out[k])))
-			return cli_fail(mk_error_set(MK_ENOMEM, "out of memory"));
+			return mk_error_set(MK_ENOMEM, "out of memory");
 		for (int f = 0; f < count; f++)
 			if ((ret = cli_output_name(pats[k], files[f], &o->out[k][f])))
-				return cli_fail(ret);
+				return ret;
 	}
 	for (int a = 0; a < 2 * count; a++)
 		for (int b = a + 1; b < 2 * count; b++) {
 			const char *x = o->out[a % 2] ? o->out[a % 2][a / 2] : NULL;
 			const char *y = o->out[b % 2] ? o->out[b % 2][b / 2] : NULL;
 			if (x && y && !strcmp(x, y) && a / 2 == b / 2)
-				return cli_usage(&mk_cmd_toeplitz, "--png and --profile name the same "
-						 "file '%s'", x);
+				return cli_usage_error(&mk_cmd_toeplitz, "--png and --profile name the "
+						       "same file '%s'", x);
 			if (x && y && !strcmp(x, y))
-				return cli_usage(&mk_cmd_toeplitz, "two outputs would both be '%s' (for "
-						 "'%s' and '%s'); use '{dir}' or other names", x,
-						 files[a / 2], files[b / 2]);
+				return cli_usage_error(&mk_cmd_toeplitz, "two outputs would both be '%s' "
+						       "(for '%s' and '%s'); use '{dir}' or other names",
+						       x, files[a / 2], files[b / 2]);
 		}
-	return -1;
+	return MK_OK;
 }
 
 static void toep_free_outputs(toep_opts *o, int count)
@@ -98,26 +87,6 @@ static void toep_free_outputs(toep_opts *o, int count)
 			free(o->out[k][f]);
 		free(o->out[k]);
 	}
-}
-
-static int toep_parse(int argc, char **argv, toep_opts *o)
-{
-	static const struct option longopts[] = {
-		{"dataset", required_argument, NULL, TOEP_OPT_DATASET},
-		{"first", required_argument, NULL, TOEP_OPT_FIRST},
-		{"png", required_argument, NULL, TOEP_OPT_PNG},
-		{"profile", required_argument, NULL, TOEP_OPT_PROFILE},
-		{"json", no_argument, NULL, CLI_OPT_JSON},
-		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	int ret = cli_parse(&mk_cmd_toeplitz, argc, argv, longopts, &o->m, toep_option, o);
-	if (ret >= 0)
-		return ret;
-	if (o->m.out || o->m.bind.n)
-		return cli_usage(&mk_cmd_toeplitz, "-n and -o are not options of toeplitz");
-	if (optind >= argc)
-		return cli_usage(&mk_cmd_toeplitz, "missing FILE.h5");
-	return toep_name_outputs(o, argv + optind, argc - optind);
 }
 
 static int toep_png(const char *path, const mk_matrix *p)
@@ -166,16 +135,17 @@ static int toep_profile_plot(const char *path, const toep_result *r, const mk_ma
 	return ret;
 }
 
-static int toep_find(mk_weights *w, const toep_opts *o, toep_result *r)
+/* The dataset: FILE.h5:/PATH's path, else --dataset, else searched for. */
+static int toep_find(mk_weights *w, const char *path, toep_result *r)
 {
 	int ret;
 
-	if (o->dataset) {
+	if (path) {
 		/* shown as found by a search would show it: from the root */
-		size_t len = strlen(o->dataset) + 2;
+		size_t len = strlen(path) + 2;
 		if (!(r->dataset = malloc(len)))
 			return mk_error_set(MK_ENOMEM, "out of memory");
-		snprintf(r->dataset, len, "%s%s", o->dataset[0] == '/' ? "" : "/", o->dataset);
+		snprintf(r->dataset, len, "%s%s", path[0] == '/' ? "" : "/", path);
 		return MK_OK;
 	}
 	ret = mk_weights_find(w, "position_embeddings", "the position embeddings", &r->dataset);
@@ -201,12 +171,23 @@ static int toep_analyse(const char *file, int f, const toep_opts *o, toep_result
 	mk_weights *w = NULL;
 	mk_matrix e = {0}, p = {0};
 	double *t = NULL; /* the profile, for --profile */
+	size_t flen = mk_tensor_file_len(file);
+	const char *path = file[flen] == ':' ? file + flen + 1 : o->dataset;
+	char *name = strndup(file, flen);
 	int ret;
 
 	memset(r, 0, sizeof *r);
 	r->file = file;
-	if ((ret = mk_weights_open(file, &w)) || (ret = toep_find(w, o, r)) ||
-	    (ret = mk_weights_read(w, r->dataset, 2, o->m.bind.max_memory, &e)))
+	if (!name) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (file[flen] == ':' && o->dataset) {
+		ret = mk_error_set(MK_EINVAL, "'%s' names its dataset; --dataset names another", file);
+		goto out;
+	}
+	if ((ret = mk_weights_open(name, &w)) || (ret = toep_find(w, path, r)) ||
+	    (ret = mk_weights_read(w, r->dataset, 2, o->max_memory, &e)))
 		goto out;
 	r->n = e.rows;
 	r->d = e.cols;
@@ -219,7 +200,7 @@ static int toep_analyse(const char *file, int f, const toep_opts *o, toep_result
 		ret = mk_error_set(MK_ENOMEM, "out of memory for the profile");
 		goto out;
 	}
-	if ((ret = mk_matrix_gram(&e, o->m.bind.max_memory, &p)) ||
+	if ((ret = mk_matrix_gram(&e, o->max_memory, &p)) ||
 	    (ret = mk_toeplitz_fit(p.data, p.rows, p.rows, true, t, &r->all)) ||
 	    (o->first < r->n &&
 	     (ret = mk_toeplitz_fit(p.data, p.rows, o->first, true, NULL, &r->first)))) {
@@ -231,6 +212,7 @@ static int toep_analyse(const char *file, int f, const toep_opts *o, toep_result
 	if (o->out[1])
 		ret = toep_profile_plot(o->out[1][f], r, &p, t);
 out:
+	free(name);
 	free(t);
 	mk_matrix_release(&p);
 	mk_matrix_release(&e);
@@ -302,51 +284,52 @@ static void toep_emit_json(cJSON *x)
 	free(s);
 }
 
-/* A file that fails is reported and the others still run; the exit code
- * is the worst. */
-static int toep_run(int argc, char **argv)
+/* A file that fails is reported and the others still run; the status is
+ * the worst. */
+static int toep_exec(void *opts, const cli_args *a)
 {
-	toep_opts o = {.first = TOEP_DEFAULT_FIRST};
+	toep_opts *o = opts;
 	cJSON *all = NULL;
-	int ret, code = MK_EXIT_OK, files, done = 0;
+	int ret, code = MK_EXIT_OK, done = 0;
 
-	cli_mask_defaults(&o.m);
-	if ((ret = toep_parse(argc, argv, &o)) >= 0) {
-		toep_free_outputs(&o, argc - optind);
+	if (a->argc < 1)
+		return cli_usage_error(&mk_cmd_toeplitz, "missing FILE.h5");
+	if ((ret = toep_name_outputs(o, a->argv, a->argc))) {
+		toep_free_outputs(o, a->argc);
 		return ret;
 	}
-	files = argc - optind;
-	if (o.json)
+	if (o->json)
 		all = cJSON_CreateArray();
-	for (int k = optind; k < argc; k++) {
+	for (int k = 0; k < a->argc; k++) {
 		toep_result r;
-		if ((ret = toep_analyse(argv[k], k - optind, &o, &r))) {
+		if ((ret = toep_analyse(a->argv[k], k, o, &r))) {
 			int c = cli_fail(ret);
 			code = c == MK_EXIT_INTERNAL || code == MK_EXIT_INTERNAL ? MK_EXIT_INTERNAL : c;
 		} else if (all) {
 			cJSON_AddItemToArray(all, toep_json(&r));
-		} else if (files > 1) {
+		} else if (a->argc > 1) {
 			toep_row(&r, done++ == 0);
 		} else {
 			toep_print(&r);
 		}
 		free(r.dataset);
 	}
-	if (all && (files > 1 || code == MK_EXIT_OK))
-		toep_emit_json(files > 1 ? all : cJSON_GetArrayItem(all, 0));
+	if (all && (a->argc > 1 || code == MK_EXIT_OK))
+		toep_emit_json(a->argc > 1 ? all : cJSON_GetArrayItem(all, 0));
 	cJSON_Delete(all);
-	toep_free_outputs(&o, files);
-	return code;
+	toep_free_outputs(o, a->argc);
+	return code == MK_EXIT_OK ? MK_OK : code == MK_EXIT_USER ? CLI_DONE_USER : CLI_DONE_SYS;
 }
 
 const struct mk_cmd mk_cmd_toeplitz = {
 	.name = "toeplitz",
 	.summary = "translation invariance of position embeddings (Toeplitz R^2)",
-	.run = toep_run,
-	.usage =
-"usage: maskkit toeplitz FILE.h5... [--dataset PATH] [--first K] [--png P.png]\n"
-"                        [--profile P.png] [--json]\n"
-"\n"
+	.synopsis = "FILE.h5[:/PATH]... [--dataset PATH] [--first K] [--png P.png]\n"
+		     " [--profile P.png] [--json]",
+	.opts = toep_table,
+	.opts_size = sizeof(toep_opts),
+	.exec = toep_exec,
+	.description =
 "Reads the position-embedding matrix E_P (n positions x d) from each HDF5\n"
 "file, forms P = E_P E_P^T in double precision (BLAS dsyrk) and fits the\n"
 "closest Toeplitz matrix T (constant along each diagonal d = j - i, set to\n"
@@ -355,29 +338,19 @@ const struct mk_cmd mk_cmd_toeplitz = {
 "means P depends only on j - i: the embeddings are translation invariant\n"
 "(Wennberg & Henter, 2021).  Several files print one row each.\n"
 "\n"
-"The dataset is --dataset PATH, else the one 2-D dataset whose path contains\n"
-"'position_embeddings' (HuggingFace tf_model.h5 files of BERT, ALBERT,\n"
-"RoBERTa, ELECTRA; h5py dumps of PyTorch state dicts).  float16/32/64 and\n"
-"integer datasets are read; NaN or Inf is an error.\n"
-"\n"
-"options:\n"
-"      --dataset PATH   the dataset to read (e.g. /bert/embeddings/pos:0)\n"
-"      --first K        also fit the leading K x K block, K >= 2 (default 128;\n"
-"                       skipped, '-' or null, when K >= n)\n"
-"      --png P.png      heatmap of P (viridis; one pixel per entry up to\n"
-"                       n = 1024, block means beyond)\n"
-"      --profile P.png  plot (gnuplot) of the fitted profile t(d) with rows\n"
-"                       0, n/4, n/2, 3n/4 of P aligned on the diagonal\n"
-"      --json           machine-readable output (an array for several files)\n"
-"      --max-memory S   limit for the matrices held (default 4G)\n"
-"  -h, --help           this help\n"
-"\n"
+"The dataset is FILE.h5:/PATH's or --dataset PATH, else the one 2-D dataset\n"
+"whose path contains 'position_embeddings' (HuggingFace tf_model.h5 files of\n"
+"BERT, ALBERT, RoBERTa, ELECTRA; h5py dumps of PyTorch state dicts).\n"
+"float16/32/64 and integer datasets are read; NaN or Inf is an error.\n",
+	.notes =
 "With several files, --png and --profile names need '{}' (each file's name\n"
 "without directory and extension) or '{dir}' (its directory's name), as in\n"
 "--png 'P-{dir}.png' for runs/v1/tf_model.h5 and runs/v2/tf_model.h5; names\n"
 "that would collide are an error.  A file that fails is reported on stderr\n"
 "and the others still run (exit status 2 then).  Outputs are written to a\n"
-"temporary file and renamed, so a failure leaves an existing file intact.\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"temporary file and renamed, so a failure leaves an existing file intact.\n",
+	.examples =
+"  maskkit toeplitz tf_model.h5 --png P.png --profile profile.png\n"
+"  maskkit toeplitz model.h5:/bert/embeddings/position_embeddings/embeddings:0 --json\n"
+"  maskkit toeplitz runs/*/tf_model.h5 --first 64\n",
 };

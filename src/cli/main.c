@@ -48,8 +48,61 @@ static bool mk_main_same_command(int argc, char **argv)
 	return false;
 }
 
+static void mk_main_free_lists(const struct mk_cmd *c, void *opts)
+{
+	for (int k = 0; c->opts && c->opts[k].name; k++)
+		if (c->opts[k].type == CLI_LIST)
+			free(((cli_list *)((char *)opts + c->opts[k].off))->v);
+	free(opts);
+}
+
+/* Parses, agrees under MPI, runs: the one place a status becomes an exit
+ * code and an error is printed. */
+static int mk_main_exec(const struct mk_cmd *c, int argc, char **argv)
+{
+	void *opts = calloc(1, c->opts_size ? c->opts_size : 1);
+	cli_args a;
+	int ret, code;
+
+	if (!opts)
+		return cli_fail(mk_error_set(MK_ENOMEM, "out of memory"));
+	ret = cli_opt_parse(c, opts, argc, argv, &a);
+	code = ret == 1 ? MK_EXIT_OK : ret ? cli_fail(ret) : -1;
+	if (c->parallel)
+		code = cli_par_parsed(code);
+	if (code >= 0) {
+		mk_main_free_lists(c, opts);
+		return code;
+	}
+	ret = c->exec(opts, &a);
+	mk_main_free_lists(c, opts);
+	if (ret == CLI_DONE_USER || ret == CLI_DONE_SYS)
+		return ret == CLI_DONE_USER ? MK_EXIT_USER : MK_EXIT_INTERNAL;
+	return ret ? cli_fail(ret) : MK_EXIT_OK;
+}
+
+static const struct mk_cmd *mk_main_find(const char *name)
+{
+	const char *names[MK_NCOMMANDS + 1], *near;
+
+	for (size_t k = 0; k < MK_NCOMMANDS; k++) {
+		if (!strcmp(name, mk_commands[k]->name))
+			return mk_commands[k];
+		names[k] = mk_commands[k]->name;
+	}
+	names[MK_NCOMMANDS] = NULL;
+	near = cli_closest(name, names);
+	if (near)
+		fprintf(stderr, "maskkit: unknown command '%s' (did you mean '%s'?)\n", name, near);
+	else
+		fprintf(stderr, "maskkit: unknown command '%s' (see 'maskkit --help')\n", name);
+	return NULL;
+}
+
 static int mk_main_run(int argc, char **argv)
 {
+	const struct mk_cmd *c;
+
 	if (argc < 2) {
 		fprintf(stderr, "maskkit: missing command (see 'maskkit --help')\n");
 		return MK_EXIT_USER;
@@ -64,18 +117,17 @@ static int mk_main_run(int argc, char **argv)
 	}
 	if (mk_main_same_command(argc, argv))
 		return MK_EXIT_USER;
-	for (size_t k = 0; k < MK_NCOMMANDS; k++) {
-		if (strcmp(argv[1], mk_commands[k]->name))
-			continue;
-		/* under mpirun, commands that do not share their work run once */
-		if (!mk_commands[k]->parallel && mk_par_rank() != 0)
-			return MK_EXIT_OK;
-		if (mk_commands[k]->parallel)
-			mk_par_share_cpus();
-		return cli_finish(mk_commands[k]->run(argc - 1, argv + 1));
-	}
-	fprintf(stderr, "maskkit: unknown command '%s' (see 'maskkit --help')\n", argv[1]);
-	return MK_EXIT_USER;
+	c = mk_main_find(argv[1]);
+	if (!c)
+		return MK_EXIT_USER;
+	/* under mpirun, commands that do not share their work run once */
+	if (!c->parallel && mk_par_rank() != 0)
+		return MK_EXIT_OK;
+	if (c->parallel)
+		mk_par_share_cpus();
+	if (c->exec)
+		return cli_finish(mk_main_exec(c, argc - 1, argv + 1));
+	return cli_finish(c->run(argc - 1, argv + 1));
 }
 
 /* Under MPI only rank 0 speaks: the others' standard output and error go to

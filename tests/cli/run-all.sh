@@ -3,12 +3,22 @@
 # $MASKKIT set; its exit code must equal cases/NAME.exit, and its stdout and
 # stderr must equal cases/NAME.stdout.exact / NAME.stderr.exact when present.
 # A case that exits 77 is skipped (it says why on stdout).
+#   run-all.sh               every case
+#   run-all.sh NAME...       the cases named (a NAME may be a shell pattern: 'toeplitz_*')
 here=$(cd "$(dirname "$0")" && pwd)
 : "${MASKKIT:?MASKKIT must point at the maskkit binary}"
 export MASKKIT
 pass=0 fail=0 skip=0
-for case in "$here"/cases/*.sh; do
+if [ $# -gt 0 ]; then
+	set -- $(for p in "$@"; do ls "$here"/cases/$p.sh 2>/dev/null || echo "$here/cases/$p.sh"; done)
+else
+	set -- "$here"/cases/*.sh
+fi
+for case in "$@"; do
 	name=$(basename "$case" .sh)
+	if [ ! -f "$case" ]; then
+		echo "FAIL $name: no such case ($case)"; fail=$((fail + 1)); continue
+	fi
 	dir=$(mktemp -d)
 	(cd "$dir" && sh "$case" >stdout 2>stderr)
 	rc=$?
