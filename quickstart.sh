@@ -3,7 +3,8 @@
 #   ./quickstart.sh         install Debian packages (idempotent), build, run the main job:
 #                           the report (maskkit report --out report: report/index.html)
 #   ./quickstart.sh check   the same set-up, then the whole test suite (also under ASan/UBSan),
-#                           then the report (--quick) checked in headless Chromium
+#                           then the report (--quick) checked in headless Chromium, then
+#                           make distcheck (the tarball built, quick-checked, installed)
 set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)
@@ -14,7 +15,8 @@ PKGS=(build-essential autoconf automake libtool pkg-config
       libcjson-dev libpng-dev libhdf5-dev hdf5-tools check
       libopenblas-dev libgsl-dev gnuplot-nox libcmark-gfm-dev libcmark-gfm-extensions-dev
       python3 python3-numpy python3-h5py time
-      libopenmpi-dev libhdf5-openmpi-dev openmpi-bin)
+      libopenmpi-dev libhdf5-openmpi-dev openmpi-bin
+      bash-completion man-db)
 # only the checks need a browser (the report's page is loaded and screenshotted)
 CHECK_PKGS=(chromium)
 
@@ -53,7 +55,7 @@ build() {
 # The main job: every paper figure and table in one report.  Exits non-zero
 # (after writing the rest) when a figure could not be made.
 main_job() {
-	PYTHON=/usr/bin/python3 "$top/build/maskkit" report --out "$top/report" "$@"
+	PYTHON=/usr/bin/python3 MASKKIT_EXAMPLES="$top/examples" "$top/build/maskkit" report --out "$top/report" "$@"
 	say "the report: $top/report/index.html (Markdown: $top/report/README.md)"
 }
 
@@ -93,9 +95,17 @@ check)
 	for b in build build-san; do
 		printf '%s: ' "$b"; grep '^adversarial:' "$b/tests/adversarial/run.log" || echo "adversarial: no summary"
 	done
+	# the release tarball: make dist, then a build of it without CUDA or MPI, its
+	# quick check (unit tests and tests/cli), make install and uninstall
+	say "make distcheck"
+	t0=$(date +%s)
+	make -C build -j"$jobs" -s distcheck >build/distcheck.log 2>&1 ||
+		{ tail -80 build/distcheck.log; tail -80 build/maskkit-*/_build/sub/test-suite.log 2>/dev/null; exit 1; }
+	distcheck_s=$(($(date +%s) - t0))
+	say "make distcheck: $(sed -n 's/^\(maskkit-.*\) archives ready for distribution.*/\1/p' build/distcheck.log | head -1) in $distcheck_s s"
 	# one closing line for both runs (each automake test is a whole suite)
-	awk '/^# PASS:/ {p += $3} /^# FAIL:/ {f += $3} /^# ERROR:/ {f += $3}
-	     END {printf "quickstart check: %d passed, %d failed; report built and checked\n", p, f}' \
+	awk -v dc="$distcheck_s" '/^# PASS:/ {p += $3} /^# FAIL:/ {f += $3} /^# ERROR:/ {f += $3}
+	     END {printf "quickstart check: %d passed, %d failed; report built and checked; distcheck passed (%d s)\n", p, f, dc}' \
 		build/test-suite.log build-san/test-suite.log
 	;;
 *)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "maskkit.h"
+#include "attn_stats.h"
 
 /* Real cells per block (about 0.5 ms of work) below which the heads are
  * summed on one thread: a thread team costs microseconds on an idle machine
@@ -387,7 +388,7 @@ int mk_attn_summary_dataset(mk_dataset *d, uint64_t max_memory, mk_progress_fn p
 	if (!in->is_float)
 		ret = mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds %s masks; attn-stats needs "
 				   "attention probabilities (float data)", in->path, in->name,
-				   in->dtype);
+				   mk_dtype_name(in->dtype));
 	if (ret == MK_OK)
 		ret = mk_attn_acc_new(in->layers, in->heads, in->n, max_memory, &j.a);
 	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)

@@ -190,7 +190,7 @@ static int axis_result_init(const axis_src *s, mk_axis_result *r)
 	snprintf(r->rows_name, sizeof r->rows_name, "%s", s->ind[0].name);
 	snprintf(r->cols_name, sizeof r->cols_name, "%s", s->ind[1].name);
 	snprintf(r->lengths_name, sizeof r->lengths_name, "%s", s->lengths_name);
-	snprintf(r->dtype, sizeof r->dtype, "%s", s->ind[0].dtype);
+	r->dtype = s->ind[0].dtype;
 	r->is_float = s->ind[0].is_float || s->ind[1].is_float;
 	if (!(r->by_layer = calloc((size_t)s->layers, sizeof *r->by_layer)) ||
 	    !(r->by_head = calloc(nh, sizeof *r->by_head)) ||
@@ -282,12 +282,14 @@ int mk_axis_measure(const char *path, const mk_axis_opts *o, mk_axis_result *out
 out:
 	mk_axis_src_close(&s);
 	if (ret)
-		mk_axis_result_free(out);
+		mk_axis_result_release(out);
 	return ret;
 }
 
-void mk_axis_result_free(mk_axis_result *r)
+void mk_axis_result_release(mk_axis_result *r)
 {
+	if (!r)
+		return;
 	free(r->local);
 	free(r->by_layer);
 	free(r->by_head);

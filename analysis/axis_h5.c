@@ -56,20 +56,6 @@ static int axis_open_named(axis_src *s, const char *given, const char *const *de
 	return axis_missing(s, tried, what, opt);
 }
 
-static void axis_dtype(hid_t ftype, H5T_class_t cls, char *buf, size_t cap)
-{
-	size_t bits = 8 * H5Tget_size(ftype);
-
-	if (cls == H5T_FLOAT)
-		snprintf(buf, cap, "float%zu", bits);
-	else if (cls == H5T_ENUM)
-		snprintf(buf, cap, "bool");
-	else if (cls == H5T_INTEGER)
-		snprintf(buf, cap, "%sint%zu", H5Tget_sign(ftype) == H5T_SGN_NONE ? "u" : "", bits);
-	else
-		snprintf(buf, cap, "bits%zu", bits);
-}
-
 /* Integers, enums (h5py's bool) and bitfields are read in their native
  * form (nonzero bytes: important); floats as double. */
 static int axis_memtype(const axis_src *s, axis_ind *ind)
@@ -82,7 +68,8 @@ static int axis_memtype(const axis_src *s, axis_ind *ind)
 
 	ind->is_float = cls == H5T_FLOAT;
 	if (number && fsize > 0 && fsize <= AXIS_MAX_ELEMENT) {
-		axis_dtype(ftype, cls, ind->dtype, sizeof ind->dtype);
+		/* an enum of any width is a boolean here */
+		ind->dtype = cls == H5T_ENUM ? MK_DTYPE_BOOL : mk_h5_dtype(ftype);
 		ind->mtype = ind->is_float ? H5Tcopy(H5T_NATIVE_DOUBLE)
 					   : H5Tget_native_type(ftype, H5T_DIR_ASCEND);
 	}

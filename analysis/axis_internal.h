@@ -14,7 +14,8 @@ typedef struct axis_ind {
 	hid_t dset, mtype;
 	size_t msize;
 	bool is_float;
-	char name[AXIS_NAME_CAP], dtype[16];
+	char name[AXIS_NAME_CAP];
+	mk_dtype dtype;
 	void *raw;    /* one sample: blocks x n elements of msize bytes */
 	uint8_t *bit; /* the same as 0/1 bytes */
 } axis_ind;
@@ -38,6 +39,23 @@ typedef struct axis_src {
 	axis_pat *pats;  /* [n + 1], bound on first use; NULL without a local pattern */
 	uint64_t *colbits, *row; /* blocks x mk_words(n) words; mk_words(n) words */
 } axis_src;
+
+/* One block's cells (the AAA paper's B for one sample, layer and head). */
+typedef struct mk_axis_cells {
+	int64_t len;
+	int64_t rows, cols;  /* row-wise / column-wise important tokens */
+	uint64_t count;      /* |B|: the axis part OR the local pattern */
+	uint64_t axis;       /* the axis part alone: (rows + cols) len - rows cols */
+	uint64_t local;      /* the local pattern alone (0 without one) */
+} mk_axis_cells;
+
+/* Counts one block: rows and cols hold len bytes (nonzero: important);
+ * local is an expression bound at n = len, or NULL for none (MK_EINVAL when
+ * it is bound at another n).  O(len) memory: rows are bit-packed and
+ * counted with popcount. */
+int mk_axis_count(const uint8_t *rows, const uint8_t *cols, int64_t len, const mk_expr *local,
+		  mk_axis_cells *out);
+
 
 /* Whether o asks for a local pattern at all ("none" does not). */
 bool mk_axis_has_local(const mk_axis_opts *o);

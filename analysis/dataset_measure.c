@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "internal.h"
 #include "maskkit.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -131,15 +132,17 @@ static int dm_alloc(mk_ds_measure *r, int64_t samples, int64_t layers, int64_t h
 	r->lengths = calloc((size_t)samples, sizeof *r->lengths);
 	r->toeplitz = malloc(lh);
 	if (!r->by_sample || !r->by_layer || !r->by_head || !r->lengths || !r->toeplitz) {
-		mk_ds_measure_free(r);
+		mk_ds_measure_release(r);
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	}
 	memset(r->toeplitz, MK_TOEPLITZ_YES, lh);
 	return MK_OK;
 }
 
-void mk_ds_measure_free(mk_ds_measure *m)
+void mk_ds_measure_release(mk_ds_measure *m)
 {
+	if (!m)
+		return;
 	free(m->by_sample);
 	free(m->by_layer);
 	free(m->by_head);
@@ -269,11 +272,11 @@ static int dm_check_rule(const mk_dataset_info *in, const mk_keep *k)
 	if (in->is_float && k->rule == MK_KEEP_NONZERO)
 		return mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds attention probabilities "
 				    "(%s): give --threshold T or --top-p P", in->path, in->name,
-				    in->dtype);
+				    mk_dtype_name(in->dtype));
 	if (!in->is_float && k->rule != MK_KEEP_NONZERO)
 		return mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds masks (%s); --threshold and "
 				    "--top-p are for attention probabilities", in->path, in->name,
-				    in->dtype);
+				    mk_dtype_name(in->dtype));
 	if (k->rule == MK_KEEP_TOP_P && !(k->value > 0 && k->value <= 1))
 		return mk_error_set(MK_EINVAL, "--top-p must be in (0, 1], got %g", k->value);
 	if (k->rule == MK_KEEP_THRESHOLD && !isfinite(k->value))
@@ -354,7 +357,7 @@ int mk_dataset_measure(mk_dataset *d, const mk_keep *k, mk_progress_fn progress,
 		out->bytes = in->bytes;
 		dm_finish(out, j.classic);
 	} else {
-		mk_ds_measure_free(out);
+		mk_ds_measure_release(out);
 	}
 	free(j.scratch);
 	return ret;
@@ -528,7 +531,7 @@ int mk_lengths_measure(const char *const *exprs, int64_t layers, int64_t heads,
 		ret = dm_patterns(exprs, lengths, ns, count, seed, out, &classic);
 	free(ns);
 	if (ret) {
-		mk_ds_measure_free(out);
+		mk_ds_measure_release(out);
 		return ret;
 	}
 	dm_finish(out, classic);

@@ -232,11 +232,11 @@ int mk_explain_run(const mk_explain_opts *o, int64_t heads, int64_t n, int64_t d
 cleanup:
 	free(scratch);
 	if (ret)
-		mk_explain_free(out);
+		mk_explain_release(out);
 	return ret;
 }
 
-void mk_explain_free(mk_explain *e)
+void mk_explain_release(mk_explain *e)
 {
 	if (!e)
 		return;

@@ -7,6 +7,7 @@
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
+#include "explain_toy.h"
 #include "internal.h"
 
 double mk_toy_distance_closed(int dnas, double r, double a)

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "explain_toy.h"
 #include "internal.h"
 
 /* The stream key of the collapse toy's points ("expl"). */

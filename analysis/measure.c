@@ -215,7 +215,7 @@ static int mk_measure_run(mk_job *j, mk_partial *total, mk_progress_fn progress,
 		if (!r)
 			mk_partial_merge(total, &p, j->ntiles);
 		for (size_t k = 0; k < j->ntiles; k++)
-			mk_tile_acc_free(&p.tiles[k]);
+			mk_tile_acc_release(&p.tiles[k]);
 		mk_cursor_free(c);
 		free(mem);
 	}

@@ -19,7 +19,9 @@
  */
 #include "config.h"
 #include <math.h>
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -245,7 +247,11 @@ static void prune_scores(const float *p, int64_t n, prune_diag *diag)
 	int64_t nd = 2 * n - 1;
 #pragma omp parallel if (n * n >= PRUNE_PARALLEL_CELLS)
 	{
-		int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+		int64_t t = 0, nt = 1;
+#ifdef _OPENMP
+		t = omp_get_thread_num();
+		nt = omp_get_num_threads();
+#endif
 		int64_t lo = nd * t / nt, hi = nd * (t + 1) / nt;
 		for (int64_t x = lo; x < hi; x++)
 			diag[x] = (prune_diag){.d = x - (n - 1), .score = 0.0};

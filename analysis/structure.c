@@ -41,13 +41,13 @@ int mk_tile_acc_init(mk_tile_acc *a, int64_t block, int64_t n)
 	a->any = malloc(nw * sizeof *a->any);
 	a->all = malloc(nw * sizeof *a->all);
 	if (!a->any || !a->all) {
-		mk_tile_acc_free(a);
+		mk_tile_acc_release(a);
 		return mk_error_set(MK_ENOMEM, "out of memory for tile accumulators");
 	}
 	return MK_OK;
 }
 
-void mk_tile_acc_free(mk_tile_acc *a)
+void mk_tile_acc_release(mk_tile_acc *a)
 {
 	free(a->any);
 	free(a->all);

@@ -22,7 +22,7 @@ typedef struct mk_tile_acc {
 } mk_tile_acc;
 
 int mk_tile_acc_init(mk_tile_acc *a, int64_t block, int64_t n);
-void mk_tile_acc_free(mk_tile_acc *a);
+void mk_tile_acc_release(mk_tile_acc *a);
 /* Merges rows [first, last] given as their OR (any) and AND (all; NULL when
  * known empty); closes the block-row when last is its final row (or n-1). */
 void mk_tile_acc_merge(mk_tile_acc *a, int64_t first, int64_t last, const uint64_t *any,

@@ -23,74 +23,82 @@
 #include <time.h>
 #include <unistd.h>
 #include "maskkit.h"
-#include "sweep.h"
+#include "attn_backend.h"
+#include "attn_ref.h"
+#include "pattern.h"
+#include "sweep_internal.h"
 
 #define SWEEP_UNKNOWN UINT64_MAX
 #define SWEEP_MAX_WARMUPS 8
 #define SWEEP_DEVICE_WARMUPS 3 /* a GPU's clocks and caches settle after a few runs */
 
-/* hi_kind: 0 = n, 1 = n - 1, 2 = n / 2 */
-static const mk_sweep_spec sweep_specs[] = {
-	{"local", "w", "", 0, 1, true},
-	{"strided", "l", "", 1, 0, false},
-	{"fixed", "l", ",c=1", 1, 0, false},
-	{"logsparse", "block", "", 1, 0, false},
-	{"bigbird", "w", "", 0, 1, true},
-	{"longformer", "w", "", 0, 1, true},
-	{"star", "block", "", 1, 0, false},
-	{"random", "size", "", 0, 2, true},
-	{"global", "g", "", 0, 0, true},
-	{"diag", "block", "", 1, 0, false},
-};
-#define SWEEP_NSPECS (sizeof sweep_specs / sizeof *sweep_specs)
-
 struct mk_sweep_solver {
-	const mk_sweep_spec *spec;
+	const mk_pattern_def *def;
+	const mk_pattern_sweep *spec; /* &def->sweep */
 	int64_t n, lo, hi;
 	uint64_t seed, max_memory;
 	uint64_t *count; /* hi + 1 entries, SWEEP_UNKNOWN until measured */
 };
 
-static const mk_sweep_spec *sweep_spec(const char *pattern)
+/* The pattern's definition when a sweep can vary it, else NULL. */
+static const mk_pattern_def *sweep_def(const char *pattern)
 {
-	for (size_t k = 0; k < SWEEP_NSPECS; k++)
-		if (!strcmp(sweep_specs[k].pattern, pattern))
-			return &sweep_specs[k];
-	return NULL;
+	const mk_pattern_def *def = mk_pattern_def_find(pattern);
+	return def && def->sweep.param ? def : NULL;
 }
 
 const char *mk_sweep_param(const char *pattern)
 {
-	const mk_sweep_spec *s = sweep_spec(pattern);
-	return s ? s->param : NULL;
+	const mk_pattern_def *def = sweep_def(pattern);
+	return def ? def->sweep.param : NULL;
 }
 
+/* In the order the patterns give (sweep.order; ties in the registry's). */
 const char *mk_sweep_patterns(void)
 {
-	return "local, strided, fixed, logsparse, bigbird, longformer, star, random, global, diag";
+	static _Thread_local char buf[512];
+	const mk_pattern_def *defs[64];
+	size_t len = 0, m = 0;
+
+	for (size_t k = 0; k < mk_pattern_def_count() && m < 64; k++) {
+		const mk_pattern_def *def = mk_pattern_def_get(k);
+		size_t at = m;
+		if (!def->sweep.param)
+			continue;
+		for (; at > 0 && defs[at - 1]->sweep.order > def->sweep.order; at--)
+			defs[at] = defs[at - 1];
+		defs[at] = def;
+		m++;
+	}
+	buf[0] = '\0';
+	for (size_t k = 0; k < m && len < sizeof buf; k++)
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", k ? ", " : "",
+					defs[k]->info.name);
+	return buf;
 }
 
 int mk_sweep_solver_new(const char *pattern, int64_t n, uint64_t seed, uint64_t max_memory,
 			mk_sweep_solver **out)
 {
-	const mk_sweep_spec *spec = sweep_spec(pattern);
+	const mk_pattern_def *def = sweep_def(pattern);
 	mk_sweep_solver *s;
 	int ret;
 
 	*out = NULL;
-	if (!spec)
+	if (!def)
 		return mk_error_set(MK_EINVAL, "pattern '%s' has no size parameter a sweep can vary "
 				    "(use %s)", pattern, mk_sweep_patterns());
 	if ((ret = mk_check_n(n, "n")))
 		return ret;
 	if (!(s = calloc(1, sizeof *s)))
 		return mk_error_set(MK_ENOMEM, "out of memory");
-	s->spec = spec;
+	s->def = def;
+	s->spec = &def->sweep;
 	s->n = n;
 	s->seed = seed;
 	s->max_memory = max_memory;
-	s->lo = spec->lo;
-	s->hi = spec->hi_kind == 0 ? n : spec->hi_kind == 1 ? n - 1 : n / 2;
+	s->lo = s->spec->lo;
+	s->hi = s->spec->hi == MK_SWEEP_HI_N ? n : s->spec->hi == MK_SWEEP_HI_N_1 ? n - 1 : n / 2;
 	if (s->hi < s->lo)
 		s->hi = s->lo;
 	if (!(s->count = malloc((size_t)(s->hi + 1) * sizeof *s->count))) {
@@ -113,8 +121,8 @@ void mk_sweep_solver_free(mk_sweep_solver *s)
 
 static void sweep_expr(const mk_sweep_solver *s, int64_t v, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s(%s=%" PRId64 "%s)", s->spec->pattern, s->spec->param, v,
-		 s->spec->extra);
+	snprintf(buf, cap, "%s(%s=%" PRId64 "%s)", s->def->info.name, s->spec->param, v,
+		 s->spec->extra ? s->spec->extra : "");
 }
 
 /* |M| at value v, measured once. */

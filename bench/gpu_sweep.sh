@@ -11,7 +11,7 @@
 # 3. one figure (templates/gpu_sweep.gp): time against achieved sparsity.
 # Environment: N (4096), BATCH (1), HEADS (16), D (128), DTYPE (bf16),
 # BACKEND (cuda; cpu with DTYPE=fp32 tries the script without a GPU),
-# DEVICE (0), REPS (20), TILE (64), PATTERNS, SPARSITY (50..95:15), PYTHON,
+# DEVICE (0), REPS (20), TILE (64), PATTERNS, SPARSITY (50%..95%:15%), PYTHON,
 # MAX_MEMORY (4G).  Without gnuplot (the GPU machine has none) the plot's data
 # is left for tests/gpu/summarize.py --plot elsewhere.
 # Needs a GPU; a benchmark, never part of make check.
@@ -24,7 +24,7 @@ N=${N:-4096} BATCH=${BATCH:-1} HEADS=${HEADS:-16} D=${D:-128} DTYPE=${DTYPE:-bf1
 DEVICE=${DEVICE:-0} REPS=${REPS:-20} TILE=${TILE:-64} MAX_MEMORY=${MAX_MEMORY:-4G}
 BACKEND=${BACKEND:-cuda}
 PATTERNS=${PATTERNS:-local,bigbird,longformer,strided}
-SPARSITY=${SPARSITY:-50..95:15}
+SPARSITY=${SPARSITY:-50%..95%:15%}
 mkdir -p "$out"
 
 for kernel in dense block csr masked; do

@@ -28,7 +28,7 @@ echo "== 2. local2 at each sample's own length (Eq. 9) and at N (classic)"
 "$mk" measure local2 --lengths "$data"
 echo
 echo "== 3. attention statistics per head"
-"$mk" attn-stats "$data" --max-offset 16 --plot "$out/offset_profile.png" \
+"$mk" attn-stats "$data" --max-offset 16 --png "$out/offset_profile.png" \
 	--profile-csv "$out/offset_profile.csv"
 echo
 echo "== 4. DAM masks from layer 0's mean attention (90% sparse)"

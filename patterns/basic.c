@@ -57,6 +57,7 @@ const mk_pattern_def mk_pat_diag = {
 		.summary = "i = j: each token attends only to itself",
 	},
 	.symmetric = true,
+	.sweep = {.param = "block", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 10},
 	.row = diag_row,
 };
 

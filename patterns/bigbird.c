@@ -74,10 +74,10 @@ static void bb_col(const mk_term *t, int64_t j, uint64_t *dst)
 }
 
 static const mk_param_info bb_params[] = {
-	{"w", "int", "1", "window: neighbours on each side of the diagonal"},
-	{"r", "int", "2", "random keys per query"},
-	{"g", "int", "2", "number of global tokens, the first g"},
-	{"seed", "int", "0", "seed of the random keys (else the global --seed)"},
+	{"w", MK_PARAM_INT, "1", "window: neighbours on each side of the diagonal"},
+	{"r", MK_PARAM_INT, "2", "random keys per query"},
+	{"g", MK_PARAM_INT, "2", "number of global tokens, the first g"},
+	{"seed", MK_PARAM_INT, "0", "seed of the random keys (else the global --seed)"},
 };
 
 const mk_pattern_def mk_pat_bigbird = {
@@ -89,6 +89,7 @@ const mk_pattern_def mk_pat_bigbird = {
 		.nparams = sizeof bb_params / sizeof bb_params[0],
 	},
 	.symmetric = false,
+	.sweep = {.param = "w", .lo = 0, .hi = MK_SWEEP_HI_N_1, .monotone = true, .order = 5},
 	.bind = bb_bind,
 	.row = bb_row,
 	.col = bb_col,

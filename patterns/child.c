@@ -189,14 +189,14 @@ static void fixed_col(const mk_term *t, int64_t j, uint64_t *dst)
 }
 
 static const mk_param_info strided_params[] = {
-	{"l", "int", "4", "stride: band width and step between strided keys"},
-	{"causal", "bool", "0", "keep only keys at or before the query (j <= i)"},
+	{"l", MK_PARAM_INT, "4", "stride: band width and step between strided keys"},
+	{"causal", MK_PARAM_BOOL, "0", "keep only keys at or before the query (j <= i)"},
 };
 
 static const mk_param_info fixed_params[] = {
-	{"l", "int", "4", "block length"},
-	{"c", "int", "1", "summary keys at the end of each block, 1 <= c <= l"},
-	{"causal", "bool", "0", "keep only keys at or before the query (j <= i)"},
+	{"l", MK_PARAM_INT, "4", "block length"},
+	{"c", MK_PARAM_INT, "1", "summary keys at the end of each block, 1 <= c <= l"},
+	{"causal", MK_PARAM_BOOL, "0", "keep only keys at or before the query (j <= i)"},
 };
 
 const mk_pattern_def mk_pat_strided = {
@@ -208,6 +208,7 @@ const mk_pattern_def mk_pat_strided = {
 		.nparams = sizeof strided_params / sizeof strided_params[0],
 	},
 	.symmetric = false, /* only without causal */
+	.sweep = {.param = "l", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 2},
 	.bind = strided_bind,
 	.row = strided_row,
 	.col = strided_col,
@@ -224,6 +225,7 @@ const mk_pattern_def mk_pat_fixed = {
 		.nparams = sizeof fixed_params / sizeof fixed_params[0],
 	},
 	.symmetric = false,
+	.sweep = {.param = "l", .extra = ",c=1", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 3},
 	.bind = fixed_bind,
 	.row = fixed_row,
 	.col = fixed_col,

@@ -21,7 +21,7 @@ typedef struct tokset {
 	size_t words;
 } tokset;
 
-static void tokset_free(tokset *s)
+static void tokset_release(tokset *s)
 {
 	free(s->pos);
 	free(s->bits);
@@ -42,7 +42,7 @@ static int tokset_build(tokset *s, const mk_pval *v, int64_t n, const char *what
 		return mk_error_set(MK_ENOMEM, "out of memory for the %ss of '%s'", what, pat);
 	for (size_t q = 0; q < v->len; q++) {
 		if (v->list[q] < 0 || v->list[q] >= n) {
-			tokset_free(s);
+			tokset_release(s);
 			return mk_error_set(MK_EINVAL,
 					    "%s %" PRId64 " of '%s' is out of range "
 					    "for n = %" PRId64,
@@ -53,7 +53,7 @@ static int tokset_build(tokset *s, const mk_pval *v, int64_t n, const char *what
 	s->len = (size_t)mk_bits_count(s->bits, s->words);
 	s->pos = malloc((s->len ? s->len : 1) * sizeof *s->pos);
 	if (!s->pos) {
-		tokset_free(s);
+		tokset_release(s);
 		return mk_error_set(MK_ENOMEM, "out of memory for the %ss of '%s'", what, pat);
 	}
 	/* Reading the bitset back gives the list sorted and without repeats. */
@@ -83,7 +83,7 @@ static void tokset_apply(const tokset *s, uint64_t *dst)
 static void global_release(mk_term *t)
 {
 	if (t->priv) {
-		tokset_free(t->priv);
+		tokset_release(t->priv);
 		free(t->priv);
 		t->priv = NULL;
 	}
@@ -133,8 +133,8 @@ static void axis_release(mk_term *t)
 {
 	axis_priv *a = t->priv;
 	if (a) {
-		tokset_free(&a->rows);
-		tokset_free(&a->cols);
+		tokset_release(&a->rows);
+		tokset_release(&a->cols);
 		free(a);
 		t->priv = NULL;
 	}
@@ -193,13 +193,13 @@ static void star_row(const mk_term *t, int64_t i, uint64_t *dst)
 }
 
 static const mk_param_info global_params[] = {
-	{"g", "int", "1", "number of global tokens, the first g"},
-	{"tokens", "list", "", "explicit global token positions (replace g)"},
+	{"g", MK_PARAM_INT, "1", "number of global tokens, the first g"},
+	{"tokens", MK_PARAM_LIST, "", "explicit global token positions (replace g)"},
 };
 
 static const mk_param_info axis_params[] = {
-	{"rows", "list", "", "queries that attend to every key"},
-	{"cols", "list", "", "keys that every query attends to"},
+	{"rows", MK_PARAM_LIST, "", "queries that attend to every key"},
+	{"cols", MK_PARAM_LIST, "", "keys that every query attends to"},
 };
 
 const mk_pattern_def mk_pat_global = {
@@ -212,6 +212,7 @@ const mk_pattern_def mk_pat_global = {
 		.nparams = sizeof global_params / sizeof global_params[0],
 	},
 	.symmetric = true,
+	.sweep = {.param = "g", .lo = 0, .hi = MK_SWEEP_HI_N, .monotone = true, .order = 9},
 	.bind = global_bind,
 	.row = global_row,
 	.release = global_release,
@@ -237,5 +238,6 @@ const mk_pattern_def mk_pat_star = {
 		.summary = "d <= 1 plus relay token 0, i.e. row 0 and column 0 (Star-Transformer)",
 	},
 	.symmetric = true,
+	.sweep = {.param = "block", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 7},
 	.row = star_row,
 };

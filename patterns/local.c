@@ -47,11 +47,11 @@ static void diagonal_row(const mk_term *t, int64_t i, uint64_t *dst)
 }
 
 static const mk_param_info local_params[] = {
-	{"w", "int", "1", "neighbours on each side of the diagonal"},
+	{"w", MK_PARAM_INT, "1", "neighbours on each side of the diagonal"},
 };
 
 static const mk_param_info diagonal_params[] = {
-	{"offsets", "list", "0", "distances |i - j| of the diagonals kept"},
+	{"offsets", MK_PARAM_LIST, "0", "distances |i - j| of the diagonals kept"},
 };
 
 const mk_pattern_def mk_pat_local = {
@@ -63,6 +63,7 @@ const mk_pattern_def mk_pat_local = {
 		.nparams = sizeof local_params / sizeof local_params[0],
 	},
 	.symmetric = true,
+	.sweep = {.param = "w", .lo = 0, .hi = MK_SWEEP_HI_N_1, .monotone = true, .order = 1},
 	.row = local_row,
 };
 

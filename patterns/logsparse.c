@@ -38,7 +38,7 @@ static int logsparse_bind(mk_term *t)
 }
 
 static const mk_param_info logsparse_params[] = {
-	{"causal", "bool", "0", "keep only keys at or before the query (j <= i)"},
+	{"causal", MK_PARAM_BOOL, "0", "keep only keys at or before the query (j <= i)"},
 };
 
 const mk_pattern_def mk_pat_logsparse = {
@@ -50,6 +50,7 @@ const mk_pattern_def mk_pat_logsparse = {
 		.nparams = sizeof logsparse_params / sizeof logsparse_params[0],
 	},
 	.symmetric = false, /* only without causal */
+	.sweep = {.param = "block", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 4},
 	.bind = logsparse_bind,
 	.row = logsparse_row,
 	.col = logsparse_col,

@@ -100,10 +100,10 @@ static void lf_row(const mk_term *t, int64_t i, uint64_t *dst)
 }
 
 static const mk_param_info lf_params[] = {
-	{"w", "int", "2", "window: neighbours on each side of the diagonal"},
-	{"g", "int", "2", "number of global tokens, at random positions"},
-	{"seed", "int", "0", "seed of the positions (else the global --seed)"},
-	{"tokens", "list", "", "explicit global token positions (replace g)"},
+	{"w", MK_PARAM_INT, "2", "window: neighbours on each side of the diagonal"},
+	{"g", MK_PARAM_INT, "2", "number of global tokens, at random positions"},
+	{"seed", MK_PARAM_INT, "0", "seed of the positions (else the global --seed)"},
+	{"tokens", MK_PARAM_LIST, "", "explicit global token positions (replace g)"},
 };
 
 const mk_pattern_def mk_pat_longformer = {
@@ -115,6 +115,7 @@ const mk_pattern_def mk_pat_longformer = {
 		.nparams = sizeof lf_params / sizeof lf_params[0],
 	},
 	.symmetric = true,
+	.sweep = {.param = "w", .lo = 0, .hi = MK_SWEEP_HI_N_1, .monotone = true, .order = 6},
 	.bind = lf_bind,
 	.row = lf_row,
 	.release = lf_release,

@@ -28,10 +28,29 @@ typedef struct mk_term {
 	void *priv;               /* what bind precomputed */
 } mk_term;
 
+/* What a sweep varies to reach a target sparsity (analysis/sweep.c): the
+ * pattern's size parameter, its range at size n, and whether |M| grows with
+ * it (a binary search then finds the value) or not (values are scanned). */
+typedef enum mk_sweep_hi {
+	MK_SWEEP_HI_N,    /* the largest value is n */
+	MK_SWEEP_HI_N_1,  /* n - 1 */
+	MK_SWEEP_HI_HALF  /* n / 2 */
+} mk_sweep_hi;
+
+typedef struct mk_pattern_sweep {
+	const char *param; /* NULL: a sweep cannot vary the pattern */
+	const char *extra; /* fixed parameters appended to the expression (NULL: none) */
+	int64_t lo;        /* the smallest value */
+	mk_sweep_hi hi;
+	bool monotone;     /* |M| non-decreasing in the value */
+	int order;         /* where mk_sweep_patterns() lists the pattern, from 1 */
+} mk_pattern_sweep;
+
 typedef struct mk_pattern_def {
 	mk_pattern_info info;
 	bool symmetric; /* always col(j) == row(j): col may be NULL (bind may also set
 			 * t->symmetric for parameter values that make it so) */
+	mk_pattern_sweep sweep;
 	/* Validates parameters against t->n and precomputes t->priv; may be NULL. */
 	int (*bind)(mk_term *t);
 	/* Sets the bits of row i (or column j) in dst, zeroed, of t->n bits. */
@@ -53,7 +72,7 @@ int mk_term_init(mk_term *t, const mk_pattern_def *def);
 /* Index of parameter `name` in def, or -1. */
 int mk_term_param_index(const mk_pattern_def *def, const char *name);
 /* Frees lists and what bind made (calls def->release); t can be re-inited. */
-void mk_term_clear(mk_term *t);
+void mk_term_release(mk_term *t);
 
 /* Families, one file each. */
 extern const mk_pattern_def mk_pat_full, mk_pat_none, mk_pat_diag, mk_pat_causal;

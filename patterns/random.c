@@ -218,8 +218,8 @@ static void random_col(const mk_term *t, int64_t j, uint64_t *dst)
 }
 
 static const mk_param_info random_params[] = {
-	{"size", "int", "1", "K: each query attends to 2K random keys"},
-	{"seed", "int", "0", "seed of the draw (else the global --seed)"},
+	{"size", MK_PARAM_INT, "1", "K: each query attends to 2K random keys"},
+	{"seed", MK_PARAM_INT, "0", "seed of the draw (else the global --seed)"},
 };
 
 const mk_pattern_def mk_pat_random = {
@@ -231,6 +231,7 @@ const mk_pattern_def mk_pat_random = {
 		.nparams = sizeof random_params / sizeof random_params[0],
 	},
 	.symmetric = false,
+	.sweep = {.param = "size", .lo = 0, .hi = MK_SWEEP_HI_HALF, .monotone = true, .order = 8},
 	.bind = random_bind,
 	.row = random_row,
 	.col = random_col,

@@ -54,6 +54,19 @@ const mk_pattern_info *mk_pattern_find(const char *name)
 	return def ? &def->info : NULL;
 }
 
+const char *mk_param_kind_name(mk_param_kind k)
+{
+	switch (k) {
+	case MK_PARAM_INT:
+		return "int";
+	case MK_PARAM_BOOL:
+		return "bool";
+	case MK_PARAM_LIST:
+		return "list";
+	}
+	return "?";
+}
+
 int mk_term_param_index(const mk_pattern_def *def, const char *name)
 {
 	if (!def || !name)
@@ -105,13 +118,13 @@ static int registry_parse_default(const mk_param_info *pi, mk_pval *v)
 {
 	const char *s = pi->def ? pi->def : "";
 	const char *end;
-	if (strcmp(pi->kind, "list") == 0)
+	if (pi->kind == MK_PARAM_LIST)
 		return registry_parse_list(s, v);
 	if (!*s)
 		return MK_OK;
 	if (registry_parse_int(s, &end, &v->i) || *end)
 		return MK_EINTERNAL;
-	if (strcmp(pi->kind, "bool") == 0 && v->i != 0 && v->i != 1)
+	if (pi->kind == MK_PARAM_BOOL && v->i != 0 && v->i != 1)
 		return MK_EINTERNAL;
 	return MK_OK;
 }
@@ -132,14 +145,14 @@ int mk_term_init(mk_term *t, const mk_pattern_def *def)
 			mk_error_set(ret, "bad default '%s' for parameter '%s' of '%s'",
 				     pi->def ? pi->def : "", pi->name, def->info.name);
 		if (ret) {
-			mk_term_clear(t);
+			mk_term_release(t);
 			return ret;
 		}
 	}
 	return MK_OK;
 }
 
-void mk_term_clear(mk_term *t)
+void mk_term_release(mk_term *t)
 {
 	if (t->def && t->def->release)
 		t->def->release(t);

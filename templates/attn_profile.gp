@@ -1,4 +1,4 @@
-# maskkit attn-stats --plot: the mean attention P[i][i+k] by offset k = j - i,
+# maskkit attn-stats --png: the mean attention P[i][i+k] by offset k = j - i,
 # one line per layer (each the mean over its heads), over the offsets
 # -max_offset..max_offset; the diagonal is k = 0.  SparseBERT reads this
 # profile to argue that the diagonal is the least needed part of a mask.

@@ -1,4 +1,4 @@
-# maskkit sweep --plot: median time against achieved sparsity, one line per
+# maskkit sweep --png: median time against achieved sparsity, one line per
 # (pattern, kernel[, norm]) series (data block `index p`, columns achieved
 # (percent) and time (seconds)), coloured by pattern, dashed and marked by
 # kernel; dense attention, which ignores the mask, as thick horizontal

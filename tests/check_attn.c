@@ -9,6 +9,7 @@
 #include <string.h>
 #include "maskkit.h"
 #include "testutil.h"
+#include "attn_backend.h"
 
 #define TOL 1e-5
 
@@ -477,6 +478,11 @@ START_TEST(backend_lookup)
 	ck_assert_ptr_nonnull(b->run);
 	for (int k = 0; k < MK_KERNEL_COUNT; k++)
 		ck_assert_msg(b->kernels & (1u << k), "cpu lacks kernel %d", k);
+	/* what users see of the table */
+	ck_assert_str_eq(mk_attn_backend_name(b), "cpu");
+	ck_assert_uint_eq(mk_attn_backend_kernels(b), b->kernels);
+	ck_assert_int_eq(mk_attn_backend_max_head_dim(b), b->max_head_dim);
+	ck_assert_str_eq(mk_attn_backend_dtypes(b), "fp32");
 	clear_error();
 	ck_assert_ptr_null(mk_attn_backend_get("nope"));
 	ck_assert_str_ne(mk_error(), "");

@@ -10,6 +10,8 @@
 #include <string.h>
 #include "maskkit.h"
 #include "testutil.h"
+#include "attn_backend.h"
+#include "attn_ref.h"
 
 #define N 8
 #define DMAX 1024
@@ -55,7 +57,7 @@ static ovf ovf_new(int64_t d, float c)
 	return t;
 }
 
-static void ovf_free(ovf *t)
+static void ovf_release(ovf *t)
 {
 	mk_attn_layout_free(t->l);
 	mk_mask_free(t->full);
@@ -103,7 +105,7 @@ START_TEST(run_refuses_overflow)
 	expect_refused(&t, _i, false, "could reach 4e+38, beyond float32");
 	for (int64_t x = 0; x < N * 16; x++)
 		ck_assert_float_eq(t.o[x], SENTINEL);
-	ovf_free(&t);
+	ovf_release(&t);
 }
 END_TEST
 
@@ -115,7 +117,7 @@ START_TEST(backend_refuses_overflow)
 	ovf t = ovf_new(16, 1e19f);
 
 	expect_refused(&t, _i, true, "overflow float32");
-	ovf_free(&t);
+	ovf_release(&t);
 }
 END_TEST
 
@@ -135,7 +137,7 @@ START_TEST(below_limit_exact)
 		ck_assert_msg(fabsf(t.o[x] - 3.5f) <= 1e-5f, "%s %s: o[%lld] = %g",
 			      mk_attn_kernel_name((mk_attn_kernel)(_i / NNORMS)), name,
 			      (long long)x, (double)t.o[x]);
-	ovf_free(&t);
+	ovf_release(&t);
 }
 END_TEST
 
@@ -145,7 +147,7 @@ START_TEST(above_limit_refused)
 	ovf t = ovf_new(DMAX, 0x1p59f);
 
 	expect_refused(&t, _i, false, "could reach 1.06e+37, beyond float32");
-	ovf_free(&t);
+	ovf_release(&t);
 }
 END_TEST
 
@@ -164,7 +166,7 @@ START_TEST(reference_refuses_overflow)
 						   ref), MK_ERANGE);
 		ck_assert_ptr_nonnull(strstr(mk_error(), "beyond float32"));
 	}
-	ovf_free(&t);
+	ovf_release(&t);
 }
 END_TEST
 

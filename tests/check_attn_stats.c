@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 #include "testutil.h"
+#include "attn_stats.h"
 #include "h5testutil.h"
 
 /* heads x n x n floats, all `fill`. */

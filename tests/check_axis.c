@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "axis_internal.h"
 #include "h5testutil.h"
 
 static char path[4096];
@@ -198,13 +199,13 @@ START_TEST(test_local2_closed_form_over_lengths)
 	ck_assert_int_eq(r.len_min, 2);
 	ck_assert_int_eq(r.len_max, 97);
 	ck_assert_str_eq(r.local, "local2");
-	mk_axis_result_free(&r);
+	mk_axis_result_release(&r);
 	o.local = "none";
 	ck_assert_int_eq(mk_axis_measure(path, &o, &r), MK_OK);
 	ck_assert_double_eq(r.all.rho, 1.0);
 	ck_assert_double_eq(r.all.rows_pct + r.all.cols_pct, 0.0);
 	ck_assert_ptr_null(r.local);
-	mk_axis_result_free(&r);
+	mk_axis_result_release(&r);
 	free(zero);
 }
 END_TEST
@@ -250,8 +251,8 @@ START_TEST(test_hand_file)
 	ck_assert_double_eq_tol(r.all.rows_pct, 400.0 / 18, 1e-12);
 	ck_assert_int_eq(r.lengths[1], 3);
 	ck_assert_str_eq(r.lengths_name, "/lengths");
-	ck_assert_str_eq(r.dtype, "uint8");
-	mk_axis_result_free(&r);
+	ck_assert_int_eq(r.dtype, MK_DTYPE_U8);
+	mk_axis_result_release(&r);
 }
 END_TEST
 
@@ -299,17 +300,17 @@ START_TEST(test_float_threshold_and_heads)
 	o.local = "none";
 	ck_assert_int_eq(mk_axis_measure(path, &o, &r), MK_OK);
 	ck_assert_int_eq(r.heads, 2);
-	ck_assert_str_eq(r.dtype, "float32");
+	ck_assert_int_eq(r.dtype, MK_DTYPE_F32);
 	ck_assert_uint_eq(r.by_head[0].rows, 2); /* 0.5 and 0.9 */
 	ck_assert_uint_eq(r.by_head[1].cols, 1); /* 0.6 */
 	ck_assert_double_eq_tol(r.by_head[0].rho, 1 - 6 / 9.0, 1e-15);
 	ck_assert_double_eq_tol(r.by_head[1].rho, 1 - 3 / 9.0, 1e-15);
-	mk_axis_result_free(&r);
+	mk_axis_result_release(&r);
 	o.threshold = 0.15;
 	ck_assert_int_eq(mk_axis_measure(path, &o, &r), MK_OK);
 	ck_assert_uint_eq(r.by_head[0].rows, 3);
 	ck_assert_uint_eq(r.by_head[1].cols, 2);
-	mk_axis_result_free(&r);
+	mk_axis_result_release(&r);
 }
 END_TEST
 
@@ -324,12 +325,12 @@ START_TEST(test_given_lengths)
 	ck_assert_int_eq(mk_axis_measure(path, &o, &r), MK_OK);
 	ck_assert_double_eq_tol(r.all.rho, 1 - 14 / 16.0, 1e-15); /* every sample N = 4 long */
 	ck_assert_str_eq(r.lengths_name, "");
-	mk_axis_result_free(&r);
+	mk_axis_result_release(&r);
 	o.given = len;
 	o.ngiven = 3;
 	ck_assert_int_eq(mk_axis_measure(path, &o, &r), MK_OK);
 	ck_assert_double_eq_tol(r.all.rho, (0 + 2 / 16.0 + 0) / 3, 1e-15);
-	mk_axis_result_free(&r);
+	mk_axis_result_release(&r);
 	o.ngiven = 2;
 	expect_error(&o, MK_EFORMAT, "2 lengths given for 3 samples");
 	len[2] = 5;

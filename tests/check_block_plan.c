@@ -74,7 +74,7 @@ static void expect_plan_covers(const int64_t *ptr, int64_t n, int64_t tile, int6
 	ck_assert_int_eq(at, p.nitems);
 	ck_assert_int_eq(slots, p.nslots);
 	ck_assert_int_eq(nsplit, p.nsplits);
-	mk_block_plan_free(&p);
+	mk_block_plan_release(&p);
 	ck_assert_ptr_null(p.items);
 }
 
@@ -183,7 +183,7 @@ START_TEST(plan_rejects_bad_sizes)
 	ck_assert_int_eq(mk_block_plan_new(ptr, 10, 16, 64, 0, &p), MK_EINVAL);
 	ck_assert_ptr_null(p.items);
 	ck_assert_str_ne(mk_error(), "");
-	mk_block_plan_free(NULL);
+	mk_block_plan_release(NULL);
 }
 END_TEST
 

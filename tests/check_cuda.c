@@ -18,6 +18,8 @@
 #include <string.h>
 #include "maskkit.h"
 #include "testutil.h"
+#include "attn_backend.h"
+#include "attn_ref.h"
 
 #define SKIP 77
 
@@ -132,7 +134,7 @@ static void case_new(cuda_case *c, int64_t n, int64_t d)
 	ck_assert(c->o && c->o_cpu && c->ref && c->ref_dense);
 }
 
-static void case_free(cuda_case *c)
+static void case_release(cuda_case *c)
 {
 	free(c->q);
 	free(c->k);
@@ -234,7 +236,7 @@ START_TEST(kernels_match_reference_and_cpu)
 			expect_norm(&c, norms[ni], m, lg, lc, where);
 		mk_attn_layout_free(lg);
 		mk_attn_layout_free(lc);
-		case_free(&c);
+		case_release(&c);
 	}
 	mk_mask_free(m);
 }
@@ -258,7 +260,7 @@ START_TEST(plain_layout_runs)
 	expect_kernel(&c, MK_KERNEL_BLOCK, &norm, "dnas", "fp32", l, &sc, "block, plain layout");
 	expect_kernel(&c, MK_KERNEL_BLOCK, &norm, "dnas", "fp16", l, &sc, "block, plain layout");
 	mk_attn_layout_free(l);
-	case_free(&c);
+	case_release(&c);
 	mk_mask_free(m);
 }
 END_TEST
@@ -291,7 +293,7 @@ START_TEST(timer_matches_run)
 	}
 	mk_attn_layout_free(l);
 	free(o2);
-	case_free(&c);
+	case_release(&c);
 	mk_mask_free(m);
 }
 END_TEST
@@ -347,7 +349,7 @@ START_TEST(overflow_refused_like_cpu)
 				}
 	}
 	mk_attn_layout_free(l);
-	case_free(&c);
+	case_release(&c);
 	mk_mask_free(m);
 }
 END_TEST

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "testutil.h"
+#include "internal.h"
 #include "h5testutil.h"
 
 #define S3 3
@@ -101,12 +102,12 @@ START_TEST(test_hand_masks)
 	hand_file(path, H5T_STD_U8LE, 1, 0, true);
 	measure_file(path, NULL, &k, &r);
 	check_hand(&r);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	/* any integer width, either byte order */
 	hand_file(path, H5T_STD_I32BE, 7, 0, true);
 	measure_file(path, NULL, &k, &r);
 	check_hand(&r);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	unlink(path);
 }
 END_TEST
@@ -122,11 +123,11 @@ START_TEST(test_hand_probabilities)
 	hand_file(path, f16, 0.5, 0.125, true);
 	measure_file(path, NULL, &k, &r);
 	check_hand(&r);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	hand_file(path, H5T_IEEE_F64LE, 0.5, 0.125, true);
 	measure_file(path, NULL, &k, &r);
 	check_hand(&r);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	H5Tclose(f16);
 	unlink(path);
 }
@@ -143,7 +144,7 @@ START_TEST(test_constant_length_is_classic)
 	measure_file(path, NULL, &k, &r);
 	ck_assert_double_eq(r.rho, r.rho_classic);
 	ck_assert_int_eq(r.lengths[2], 4);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	unlink(path);
 }
 END_TEST
@@ -172,7 +173,7 @@ START_TEST(test_toeplitz_levels)
 	measure_file(path, NULL, &k, &r);
 	ck_assert_int_eq(r.toeplitz[0], MK_TOEPLITZ_INTERIOR);
 	ck_assert_int_eq(r.toeplitz[1], MK_TOEPLITZ_NO);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	unlink(path);
 }
 END_TEST
@@ -199,7 +200,7 @@ START_TEST(test_local2_closed_form)
 	ck_assert_double_eq_tol(r.rho_classic, 1 - 5 / 100.0 + 6 / 1e4, 1e-12);
 	ck_assert_int_eq(r.n, 100);
 	ck_assert_int_eq(r.toeplitz[0], MK_TOEPLITZ_YES);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 }
 END_TEST
 
@@ -233,7 +234,7 @@ START_TEST(test_heads_closed_forms)
 						1 - 1 / 128.0) / 4, 1e-12);
 	for (int a = 0; a < 4; a++)
 		ck_assert_int_eq(r.toeplitz[a], MK_TOEPLITZ_YES);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 }
 END_TEST
 
@@ -253,7 +254,7 @@ START_TEST(test_constant_lengths_pattern)
 	ck_assert_int_eq(mk_measure_expr(x, NULL, 0, NULL, NULL, &m), MK_OK);
 	ck_assert_double_eq_tol(r.rho, m.sparsity, 1e-15);
 	mk_expr_free(x);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 }
 END_TEST
 
@@ -290,7 +291,7 @@ START_TEST(test_pattern_memory)
 	ck_assert_int_eq(mk_lengths_measure(e, 16, 16, len, NS, 0, 0, (uint64_t)4 << 20, &r),
 			 MK_OK);
 	ck_assert_int_eq(r.samples, NS);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	free(e);
 	free(len);
 }

@@ -202,7 +202,7 @@ START_TEST(test_bad_values)
 	ck_assert_int_eq(mk_dataset_open(path, NULL, &d), MK_OK);
 	ck_assert_int_eq(mk_dataset_measure(d, &thr, NULL, NULL, &r), MK_OK);
 	ck_assert_double_eq(r.rho, 1);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	ck_assert_int_eq(mk_dataset_measure(d, &top, NULL, NULL, &r), MK_EFORMAT);
 	ck_assert_ptr_nonnull(strstr(mk_error(), "holds -0.25: --top-p needs probabilities"));
 	mk_dataset_close(d);
@@ -239,7 +239,7 @@ START_TEST(test_padding_values)
 	/* uniform rows keep half their keys, rounded up: 2 of 3, 1 of 2 */
 	ck_assert_double_eq_tol(r.by_sample[0], 1 - 6.0 / 9, 1e-15);
 	ck_assert_double_eq_tol(r.by_sample[1], 1 - 2.0 / 4, 1e-15);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 	mk_dataset_close(d);
 	unlink(path);
 }

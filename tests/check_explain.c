@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "testutil.h"
+#include "explain_toy.h"
 
 #define NPTS MK_TOY_COLLAPSE_POINTS
 

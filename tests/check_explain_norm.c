@@ -156,7 +156,7 @@ START_TEST(test_bound_adversarial)
 	ck_assert_double_ge(e.log10[0], log10((double)n) - 1e-4); /* key 0 takes it all */
 	ck_assert_int_eq(e.stat[2].away, 0);
 	ck_assert_double_ge(e.stat[2].min, -log10((double)n) - 1e-5);
-	mk_explain_free(&e);
+	mk_explain_release(&e);
 	free(q);
 	free(k);
 }
@@ -257,7 +257,7 @@ START_TEST(test_empty_column)
 		ck_assert_int_eq(st->keys, n - 1);
 		ck_assert(isinf(e.log10[(size_t)a * (size_t)n + (size_t)(n - 1)]));
 	}
-	mk_explain_free(&e);
+	mk_explain_release(&e);
 	mk_attn_layout_free(l);
 	mk_mask_free(m);
 	free(q), free(k);
@@ -334,7 +334,7 @@ START_TEST(test_stats_and_histogram)
 	ck_assert_int_eq(total, n);
 	ck_assert_double_le(e.lo, fmin(sorted[0], -3));
 	ck_assert_double_ge(e.lo + 7 * e.width, sorted[29]);
-	mk_explain_free(&e);
+	mk_explain_release(&e);
 }
 END_TEST
 
@@ -432,8 +432,8 @@ START_TEST(test_random_heads)
 	ck_assert(!memcmp(one.q.data, three.q.data, 128 * sizeof(float)));
 	ck_assert(!memcmp(one.k.data, three.k.data, 128 * sizeof(float)));
 	ck_assert(memcmp(three.q.data, three.q.data + 128, 128 * sizeof(float)));
-	mk_qk_free(&one);
-	mk_qk_free(&three);
+	mk_qk_release(&one);
+	mk_qk_release(&three);
 }
 END_TEST
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "plot.h"
 #include "testutil.h"
 #include "plottestutil.h"
 

@@ -47,31 +47,31 @@ START_TEST(test_term_defaults)
 	ck_assert_int_eq(t.p[0].list[0], 0);
 	ck_assert(!t.p[0].given);
 	ck_assert_int_eq(t.block, 1);
-	mk_term_clear(&t);
+	mk_term_release(&t);
 	ck_assert_int_eq(mk_term_init(&t, &mk_pat_fixed), MK_OK);
 	ck_assert_int_eq(t.p[0].i, 4);
 	ck_assert_int_eq(t.p[1].i, 1);
 	ck_assert_int_eq(t.p[2].i, 0);
-	mk_term_clear(&t);
+	mk_term_release(&t);
 	ck_assert_int_eq(mk_term_init(&t, &mk_pat_longformer), MK_OK);
 	ck_assert_uint_eq(t.p[3].len, 0); /* tokens default "" */
-	mk_term_clear(&t);
-	mk_term_clear(&t); /* clearing twice is harmless */
+	mk_term_release(&t);
+	mk_term_release(&t); /* clearing twice is harmless */
 }
 END_TEST
 
 /* Defaults of every kind, on a made-up pattern. */
 static const mk_param_info fake_params[] = {
-	{"xs", "list", "1,22,-3", "a list"},
-	{"e", "list", NULL, "an empty list"},
-	{"k", "int", "17", "an int"},
-	{"b", "bool", "1", "a bool"},
-	{"r", "int", NULL, "no default"},
+	{"xs", MK_PARAM_LIST, "1,22,-3", "a list"},
+	{"e", MK_PARAM_LIST, NULL, "an empty list"},
+	{"k", MK_PARAM_INT, "17", "an int"},
+	{"b", MK_PARAM_BOOL, "1", "a bool"},
+	{"r", MK_PARAM_INT, NULL, "no default"},
 };
 static const mk_pattern_def fake_def = {
 	.info = {.name = "fake", .summary = "test", .params = fake_params, .nparams = 5},
 };
-static const mk_param_info bad_params[] = {{"b", "bool", "2", "not a bool"}};
+static const mk_param_info bad_params[] = {{"b", MK_PARAM_BOOL, "2", "not a bool"}};
 static const mk_pattern_def bad_def = {
 	.info = {.name = "bad", .summary = "test", .params = bad_params, .nparams = 1},
 };
@@ -88,7 +88,7 @@ START_TEST(test_term_parse)
 	ck_assert_int_eq(t.p[2].i, 17);
 	ck_assert_int_eq(t.p[3].i, 1);
 	ck_assert_int_eq(t.p[4].i, 0);
-	mk_term_clear(&t);
+	mk_term_release(&t);
 	ck_assert_int_eq(mk_term_init(&t, &bad_def), MK_EINTERNAL);
 	ck_assert(strstr(mk_error(), "'b'") != NULL);
 }
@@ -365,7 +365,7 @@ START_TEST(test_cols)
 				ck_assert_int_eq(t.def->prepare_cols(&t, 0), MK_OK);
 			/* symmetric defs without col() are checked to be symmetric */
 			expect_transpose(&t);
-			mk_term_clear(&t);
+			mk_term_release(&t);
 		}
 	}
 }
@@ -400,7 +400,7 @@ START_TEST(test_rebind)
 		if (t.def->prepare_cols)
 			ck_assert_int_eq(t.def->prepare_cols(&t, 0), MK_OK);
 		expect_transpose(&t);
-		mk_term_clear(&t);
+		mk_term_release(&t);
 	}
 }
 END_TEST
@@ -439,7 +439,7 @@ static void expect_einval(const char *name, const char *params, int64_t n, const
 	ck_assert_msg(strstr(mk_error(), msg) != NULL, "%s(%s): '%s' lacks '%s'", name, params,
 		      mk_error(), msg);
 	ck_assert_ptr_null(t.priv);
-	mk_term_clear(&t);
+	mk_term_release(&t);
 }
 
 START_TEST(test_bind_errors)

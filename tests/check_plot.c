@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "internal.h"
+#include "plot.h"
 #include "testutil.h"
 #include "plottestutil.h"
 

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "testutil.h"
+#include "attn_backend.h"
+#include "attn_ref.h"
+#include "sweep_internal.h"
 
 #define LN2 0.69314718055994530942
 

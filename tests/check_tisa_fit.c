@@ -28,7 +28,7 @@ static struct profile profile_new(int64_t n)
 	return p;
 }
 
-static void profile_free(struct profile *p)
+static void profile_release(struct profile *p)
 {
 	free(p->t);
 	free(p->w);
@@ -105,7 +105,7 @@ START_TEST(recovers_one_kernel)
 	ck_assert_msg(r.r2 > 1 - 1e-9, "r2 %.15g", r.r2);
 	expect_kernel(&r, k, 1e-6);
 	ck_assert(r.starts >= 1 && r.iterations >= 1);
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -121,7 +121,7 @@ START_TEST(recovers_two_separated_kernels)
 	expect_kernel(&r, k[1], 1e-6);
 	/* reported in order of centre */
 	ck_assert(r.c[0] < r.c[1]);
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -137,7 +137,7 @@ START_TEST(recovers_spike_on_broad_background_at_full_size)
 	for (int s = 0; s < 3; s++)
 		expect_kernel(&r, k[s], 1e-5);
 	ck_assert(r.c[0] < r.c[1] && r.c[1] < r.c[2]);
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -161,7 +161,7 @@ START_TEST(zero_weights_hide_outliers)
 		gap = fmax(gap, fabs(mk_tisa_eval(&weighted, (double)d) -
 				     mk_tisa_eval(&plain, (double)d)));
 	ck_assert_msg(gap > 0.1, "the unweighted fit is within %g of the weighted one", gap);
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -179,7 +179,7 @@ START_TEST(null_weights_are_all_ones)
 	fit(&p, NULL, 2, &a);
 	fit(&p, p.w, 2, &b);
 	ck_assert(same_fit(&a, &b));
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -202,7 +202,7 @@ START_TEST(only_relative_weights_matter)
 	ck_assert_double_eq_tol(b.r2, a.r2, 1e-9);
 	expect_kernel(&b, (struct kernel){a.a[0], a.b[0], a.c[0]}, 1e-6);
 	free(w7);
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -229,7 +229,7 @@ START_TEST(constant_profile_is_fitted_exactly)
 		p.w[i] = 0;
 	fit(&p, p.w, 1, &r);
 	ck_assert(r.r2 == 1 && r.wrss == 0 && mk_tisa_eval(&r, 0) == -1.5);
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -243,7 +243,7 @@ START_TEST(never_worse_than_the_mean)
 		p.t[i] = 10 + ((p.d0 + i) % 2 ? 0.1 : -0.1);
 	fit(&p, p.w, 1, &r);
 	ck_assert_msg(r.r2 >= 0 && r.r2 < 1e-6, "r2 %.6g", r.r2);
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -262,8 +262,8 @@ START_TEST(fits_are_deterministic)
 	fit(&q, q.w, 2, &other);
 	fit(&p, p.w, 3, &b);
 	ck_assert(same_fit(&a, &b));
-	profile_free(&p);
-	profile_free(&q);
+	profile_release(&p);
+	profile_release(&q);
 }
 END_TEST
 
@@ -302,7 +302,7 @@ START_TEST(noisy_profile_leaves_the_noise)
 	ck_assert_msg(r.r2 < 1 && fabs((1 - r.r2) - expect) < tol, "1 - r2 %.6g, expected %.6g",
 		      1 - r.r2, expect);
 	expect_kernel(&r, k, 0.05);
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 
@@ -320,7 +320,7 @@ START_TEST(offset_d0_moves_the_centres)
 		ck_assert_double_eq_tol(shifted.a[s], centred.a[s], 1e-9);
 		ck_assert_double_eq_tol(shifted.b[s], centred.b[s], 1e-9 * centred.b[s]);
 	}
-	profile_free(&p);
+	profile_release(&p);
 }
 END_TEST
 

@@ -27,7 +27,7 @@ static __attribute__((unused)) const char *term_value(mk_term *t, int k, const c
 	mk_pval *v = &t->p[k];
 	char *end;
 	v->given = true;
-	if (strcmp(t->def->info.params[k].kind, "list") != 0) {
+	if (t->def->info.params[k].kind != MK_PARAM_LIST) {
 		v->i = strtoll(s, &end, 10);
 		ck_assert(end != s);
 		return end;
@@ -111,7 +111,7 @@ static __attribute__((unused)) bool *mask_of(const char *name, const char *param
 	bool *m;
 	ck_assert_int_eq(term_make(&t, name, params, n, seed), MK_OK);
 	m = mask_lines(&t, false);
-	mk_term_clear(&t);
+	mk_term_release(&t);
 	return m;
 }
 

@@ -7,6 +7,7 @@
 #include <omp.h>
 #endif
 #include "maskkit.h"
+#include "attn_backend.h"
 
 static inline bool mk_attn_in_parallel(void)
 {
@@ -16,9 +17,6 @@ static inline bool mk_attn_in_parallel(void)
 	return false;
 #endif
 }
-
-/* The cuda backend (cuda.c), or NULL with a message when no device is usable. */
-const mk_attn_backend *mk_attn_cuda_get(void);
 
 struct mk_attn_layout {
 	int64_t n, tile, nt;        /* nt = ceil(n / tile) tiles per side */
@@ -49,7 +47,7 @@ static inline int mk_attn_bit(const mk_attn_layout *l, int64_t i, int64_t j)
 
 /* The CPU backend's kernels (cpu_tiles.c: dense, masked, block; cpu_csr.c: csr).
  * Each runs one (batch, head) slice: q, k, v, o are n x d; f (n) and g (n)
- * are the log-domain row and column scalings (see maskkit.h). */
+ * are the log-domain row and column scalings (see attn.h). */
 typedef struct mk_attn_slice {
 	int64_t n, d;
 	float scale; /* 1 / sqrt(d) */

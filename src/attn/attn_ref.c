@@ -4,7 +4,7 @@
  *
  * Scores s_ij = q_i . k_j / sqrt(d) are recomputed row by row for each pass
  * instead of being stored, so memory stays O(n) per slice whatever n is.
- * The normalisations follow maskkit.h: pi_ij = exp(s_ij - f_i - g_j) on the
+ * The normalisations follow attn.h: pi_ij = exp(s_ij - f_i - g_j) on the
  * mask's entries.  softmax has g = 0; sinkhorn:K runs K rounds of a column
  * pass g_j = LSE_i (s_ij - f_i) over ALL rows and a row pass
  * f_i = LSE_j (s_ij - g_j), from f = 0; dnas is one round; hnas blends the
@@ -23,7 +23,7 @@
 #include <omp.h>
 #endif
 #include "maskkit.h"
-#include "sweep.h"
+#include "attn_ref.h"
 
 #define REF_SPREAD_ROWS 64
 

@@ -70,14 +70,14 @@ int mk_block_plan_new(const int64_t *ptr, int64_t n, int64_t tile, int64_t bm, i
 	out->items = malloc((size_t)(out->nitems ? out->nitems : 1) * sizeof *out->items);
 	out->splits = malloc((size_t)(out->nsplits ? out->nsplits : 1) * sizeof *out->splits);
 	if (!out->items || !out->splits) {
-		mk_block_plan_free(out);
+		mk_block_plan_release(out);
 		return mk_error_set(MK_ENOMEM, "out of memory for the block plan");
 	}
 	plan_fill(out, ptr, n, tile, bm, piece);
 	return MK_OK;
 }
 
-void mk_block_plan_free(mk_block_plan *p)
+void mk_block_plan_release(mk_block_plan *p)
 {
 	if (!p)
 		return;

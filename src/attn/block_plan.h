@@ -45,7 +45,7 @@ void mk_block_plan_rows(int64_t n, int64_t tile, int64_t bm, int64_t r, int64_t 
  * MK_OK, MK_EINVAL (bad sizes) or MK_ENOMEM, with a message. */
 int mk_block_plan_new(const int64_t *ptr, int64_t n, int64_t tile, int64_t bm, int64_t piece,
 		      mk_block_plan *out);
-void mk_block_plan_free(mk_block_plan *p); /* NULL-safe; zeroes *p */
+void mk_block_plan_release(mk_block_plan *p); /* NULL-safe; zeroes *p */
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
  * Column sums of the attention matrix pi, sum_i pi_ij, for "explaining
  * away" (Ding et al.): a key whose column sum is tiny passes almost nothing
  * on.  pi is never formed.  Every normalisation leaves pi_ij = exp(s_ij -
- * f_i - g_j) (maskkit_attn.h), so log sum_i pi_ij = LSE_i (s_ij - f_i) - g_j
+ * f_i - g_j) (attn.h), so log sum_i pi_ij = LSE_i (s_ij - f_i) - g_j
  * is one more column pass of the CPU kernels after the scalings themselves:
  * O(n) memory beyond Q and K, the mask restricting every pass.
  */

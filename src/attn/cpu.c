@@ -1,7 +1,7 @@
 /*
  * The CPU backend: float32, one (batch, head) slice after another, each
  * kernel parallel inside (OpenMP over query tiles or rows).  Every
- * normalisation is a sequence of two primitives (maskkit.h): a column pass
+ * normalisation is a sequence of two primitives (attn.h): a column pass
  * g = LSE_i (s - f) and a row pass f = LSE_j (s - g) with, the last time,
  * the output.  softmax is one row pass; sinkhorn:K is K (column, row)
  * rounds; dnas is sinkhorn:1; hnas blends the dnas and softmax outputs.

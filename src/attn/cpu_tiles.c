@@ -390,7 +390,7 @@ static void tiles_plan(const tiles_pass *p, tiles_work *wk, int64_t piece)
 	wk->nsplit = nsplit;
 }
 
-static void tiles_work_free(tiles_work *wk)
+static void tiles_work_release(tiles_work *wk)
 {
 	free(wk->items);
 	free(wk->split);
@@ -421,7 +421,7 @@ static int tiles_work_new(const tiles_pass *p, tiles_work *wk)
 		wk->part.o = malloc(rows * (size_t)p->x->d * sizeof *wk->part.o);
 	if (!wk->items || !wk->split || !wk->split_slot || !wk->part.m || !wk->part.l ||
 	    (p->o && rows && !wk->part.o)) {
-		tiles_work_free(wk);
+		tiles_work_release(wk);
 		return mk_error_set(MK_ENOMEM, "out of memory for %lld attention work items",
 				    (long long)nitems);
 	}
@@ -429,7 +429,7 @@ static int tiles_work_new(const tiles_pass *p, tiles_work *wk)
 	return MK_OK;
 }
 
-static void tiles_scratch_free(tiles_scratch *w)
+static void tiles_scratch_release(tiles_scratch *w)
 {
 	free(w->s);
 	free(w->nb);
@@ -492,13 +492,13 @@ static int tiles_run(const tiles_pass *p)
 		for (int64_t k = 0; k < wk.nitems; k++)
 			if (ok)
 				tiles_item_run(p, &w, &wk, &wk.items[k]);
-		tiles_scratch_free(&w);
+		tiles_scratch_release(&w);
 	}
 #pragma omp parallel for schedule(dynamic) if (wk.nsplit > 1 && \
 					      p->x->n * p->x->n * p->x->d >= MK_TILES_PARALLEL_WORK)
 	for (int64_t k = 0; k < wk.nsplit; k++)
 		tiles_merge(p, &wk, k);
-	tiles_work_free(&wk);
+	tiles_work_release(&wk);
 #ifdef OPENBLAS_VERSION
 	if (own_blas)
 		openblas_set_num_threads(blas_threads);

@@ -77,7 +77,7 @@ int mk_cuda_probe(cuda_state *c)
 	return mk_error_set(MK_EINVAL, "backend 'cuda': no usable CUDA device (%s)", c->why);
 }
 
-static void cuda_buf_free(cuda_buf *b)
+static void cuda_buf_release(cuda_buf *b)
 {
 	if (b->p)
 		(void)cudaFree(b->p);
@@ -89,7 +89,7 @@ void mk_cuda_release(cuda_state *c)
 {
 	cuda_buf *bufs[] = {&c->q, &c->k, &c->v, &c->o, &c->o2, &c->f, &c->g, &c->stage, &c->part};
 	for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++)
-		cuda_buf_free(bufs[k]);
+		cuda_buf_release(bufs[k]);
 	if (c->stream)
 		(void)cudaStreamDestroy(c->stream);
 	for (int k = 0; k < 2; k++)
@@ -105,7 +105,7 @@ int mk_cuda_reserve(cuda_buf *b, size_t bytes)
 {
 	if (bytes <= b->cap)
 		return MK_OK;
-	cuda_buf_free(b);
+	cuda_buf_release(b);
 	/* a little slack, so that slowly growing sizes do not reallocate each time */
 	bytes += bytes / 8;
 	MK_CUDA_CHECK(cudaMalloc(&b->p, bytes));
@@ -223,7 +223,7 @@ static int cuda_put_plan(const int64_t *ptr, const mk_attn_layout *l, const mk_b
 	*nslots = p.nslots;
 	if (!(ret = cuda_put((const void **)items, p.items, (size_t)p.nitems * sizeof *p.items)))
 		ret = cuda_put((const void **)splits, p.splits, (size_t)p.nsplits * sizeof *p.splits);
-	mk_block_plan_free(&p);
+	mk_block_plan_release(&p);
 	return ret;
 }
 

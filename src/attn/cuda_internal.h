@@ -57,7 +57,7 @@ typedef struct mk_cuda_mask {
 } mk_cuda_mask;
 
 /* One reduction lse_a = LSE_b (scale a.b - bias_b) over the cells the
- * kernel visits, for every (batch, head) slice (see maskkit_attn.h): the row
+ * kernel visits, for every (batch, head) slice (see attn.h): the row
  * pass (a = Q, b = K, bias g, o = P V when v is set) or the column pass
  * (a = K, b = Q, bias f, transposed). */
 typedef struct mk_cuda_pass {

@@ -12,8 +12,6 @@
 #include <time.h>
 #include "attn_internal.h"
 
-extern const mk_attn_backend mk_attn_cpu;
-
 static const char *const attn_kernel_names[MK_KERNEL_COUNT] = {"dense", "masked", "block",
 							       "csr"};
 
@@ -128,6 +126,26 @@ const mk_attn_backend *mk_attn_backend_get(const char *name)
 	}
 	mk_error_set(MK_EINVAL, "unknown backend '%s' (use cpu or cuda)", name);
 	return NULL;
+}
+
+const char *mk_attn_backend_name(const mk_attn_backend *b)
+{
+	return b->name;
+}
+
+unsigned mk_attn_backend_kernels(const mk_attn_backend *b)
+{
+	return b->kernels;
+}
+
+int64_t mk_attn_backend_max_head_dim(const mk_attn_backend *b)
+{
+	return b->max_head_dim;
+}
+
+const char *mk_attn_backend_dtypes(const mk_attn_backend *b)
+{
+	return b->dtypes;
 }
 
 static int attn_check(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,

@@ -10,6 +10,7 @@
 #include <omp.h>
 #endif
 #include "maskkit.h"
+#include "attn_backend.h"
 
 static void sweep_cpu_model(char *buf, size_t cap)
 {

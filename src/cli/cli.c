@@ -20,19 +20,6 @@ int cli_fail(int status)
 	return mk_status_is_user(status) ? MK_EXIT_USER : MK_EXIT_INTERNAL;
 }
 
-int cli_usage(const struct mk_cmd *c, const char *fmt, ...)
-{
-	char what[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	/* kept as the error too: other MPI ranks are told why this one stopped */
-	mk_error_set(MK_EINVAL, "%s: %s (see 'maskkit %s --help')", c->name, what, c->name);
-	fprintf(stderr, "maskkit: %s\n", mk_error());
-	return MK_EXIT_USER;
-}
-
 int cli_usage_error(const struct mk_cmd *c, const char *fmt, ...)
 {
 	char what[400];
@@ -48,20 +35,6 @@ int cli_exit_code(int status)
 	if (status == MK_OK)
 		return MK_EXIT_OK;
 	return mk_status_is_user(status) ? MK_EXIT_USER : MK_EXIT_INTERNAL;
-}
-
-int cli_bad_option(const struct mk_cmd *c, char **argv, int opt)
-{
-	const char *arg = argv[optind - 1];
-	/* for a short option (possibly grouped, as in -zq) optopt names it */
-	if (strncmp(arg, "--", 2) != 0 && optopt && optopt != '?') {
-		if (opt == ':')
-			return cli_usage(c, "option '-%c' needs a value", optopt);
-		return cli_usage(c, "unknown option '-%c'", optopt);
-	}
-	if (opt == ':')
-		return cli_usage(c, "option '%s' needs a value", arg);
-	return cli_usage(c, "unknown option '%s'", arg);
 }
 
 int cli_par_parsed(int code)
@@ -90,11 +63,6 @@ int cli_root_check_output_dir(const char *path)
 {
 	int ret = path && mk_par_rank() == 0 ? cli_check_output_dir(path) : MK_OK;
 	return mk_par_agree(ret, NULL);
-}
-
-void cli_help(const struct mk_cmd *c)
-{
-	fputs(c->usage, stdout);
 }
 
 int cli_finish(int code)
@@ -173,12 +141,50 @@ static int cli_summary(const mk_expr *e, const cli_mask_opts *o)
 	mk_measure m;
 	int ret = mk_measure_expr(e, NULL, 0, o->progress ? cli_progress : NULL, NULL, &m);
 	if (ret)
-		return cli_fail(ret);
+		return ret;
 	printf("%s: n = %" PRId64 ", |M| = %" PRIu64 ", sparsity = %.6f\n", mk_expr_params(e),
 	       m.n, m.count, m.sparsity);
 	printf("(n > %d: not printed; write it with -o FILE, or --format txt|json|blocks)\n",
 	       MK_SMALL_N);
-	return MK_EXIT_OK;
+	return MK_OK;
+}
+
+/* --json: what the mask is, and where it went (format f, or none). */
+static int cli_mask_json(const mk_expr *e, const cli_mask_opts *o, mk_format f)
+{
+	mk_measure m;
+	char seed[32];
+	cJSON *x;
+	int ret = mk_measure_expr(e, NULL, 0, o->progress ? cli_progress : NULL, NULL, &m);
+
+	if (ret)
+		return ret;
+	if (!(x = cJSON_CreateObject()))
+		return cli_json_out(NULL);
+	/* a seed is up to 2^62: written as an integer, not as a double */
+	snprintf(seed, sizeof seed, "%" PRIu64, o->bind.seed);
+	cJSON_AddStringToObject(x, "expr", mk_expr_text(e));
+	cJSON_AddStringToObject(x, "params", mk_expr_params(e));
+	cJSON_AddNumberToObject(x, "n", (double)m.n);
+	cJSON_AddRawToObject(x, "seed", seed);
+	cJSON_AddNumberToObject(x, "count", (double)m.count);
+	cJSON_AddNumberToObject(x, "sparsity", m.sparsity);
+	if (o->out) {
+		cJSON_AddStringToObject(x, "output", o->out);
+		cJSON_AddStringToObject(x, "format", mk_format_name(f));
+	} else {
+		cJSON_AddNullToObject(x, "output");
+		cJSON_AddNullToObject(x, "format");
+	}
+	return cli_json_out(x);
+}
+
+int cli_mask_check(const struct mk_cmd *c, const cli_mask_opts *o)
+{
+	if (o->json && !o->out && o->format != MK_FMT_NONE)
+		return cli_usage_error(c, "--json prints a summary, not the mask: give -o FILE to "
+				       "write it as %s", mk_format_name(o->format));
+	return MK_OK;
 }
 
 int cli_emit(const mk_expr *e, const cli_mask_opts *o)
@@ -189,24 +195,22 @@ int cli_emit(const mk_expr *e, const cli_mask_opts *o)
 	if (o->out) {
 		if (w.format == MK_FMT_NONE)
 			w.format = mk_format_from_path(o->out);
-		if (w.format == MK_FMT_NONE) {
-			mk_error_set(MK_EINVAL, "cannot tell the format of '%s' from its name: "
-				     "give --format txt|json|png|h5|npy|blocks", o->out);
-			return cli_fail(MK_EINVAL);
-		}
+		if (w.format == MK_FMT_NONE)
+			return mk_error_set(MK_EINVAL, "cannot tell the format of '%s' from its name: "
+					    "give --format txt|json|png|h5|npy|blocks", o->out);
 		ret = mk_write_expr(e, o->out, &w);
-		return ret ? cli_fail(ret) : MK_EXIT_OK;
+		return ret || !o->json ? ret : cli_mask_json(e, o, w.format);
 	}
+	if (o->json)
+		return cli_mask_json(e, o, MK_FMT_NONE);
 	if (w.format == MK_FMT_NONE && mk_expr_n(e) > MK_SMALL_N)
 		return cli_summary(e, o);
 	if (w.format == MK_FMT_NONE)
 		w.format = MK_FMT_TXT;
-	if (w.format != MK_FMT_TXT && w.format != MK_FMT_JSON && w.format != MK_FMT_BLOCKS) {
-		mk_error_set(MK_EINVAL, "%s output is binary: give -o FILE", mk_format_name(w.format));
-		return cli_fail(MK_EINVAL);
-	}
-	ret = mk_write_expr_stream(e, stdout, &w);
-	return ret ? cli_fail(ret) : MK_EXIT_OK;
+	if (w.format != MK_FMT_TXT && w.format != MK_FMT_JSON && w.format != MK_FMT_BLOCKS)
+		return mk_error_set(MK_EINVAL, "%s output is binary: give -o FILE",
+				    mk_format_name(w.format));
+	return mk_write_expr_stream(e, stdout, &w);
 }
 
 void cli_mask_defaults(cli_mask_opts *o)
@@ -229,14 +233,19 @@ int cli_mask_init(void *opts)
 
 int cli_mask_opt_n(void *opts, const char *arg)
 {
-	int r = cli_mask_option('n', arg, opts);
-	return r < 0 ? r : MK_OK;
+	cli_mask_opts *o = opts;
+	return cli_i64(arg, "--n", 1, MK_N_MAX, &o->bind.n);
 }
 
 int cli_mask_opt_format(void *opts, const char *arg)
 {
-	int r = cli_mask_option(CLI_OPT_FORMAT, arg, opts);
-	return r < 0 ? r : MK_OK;
+	cli_mask_opts *o = opts;
+
+	o->format = mk_format_from_name(arg);
+	if (o->format == MK_FMT_NONE)
+		return mk_error_set(MK_EINVAL, "unknown format '%s' (use txt, json, png, h5, npy or "
+				    "blocks)", arg);
+	return MK_OK;
 }
 
 int cli_sparsity(const char *s, const char *opt, double *out)
@@ -261,68 +270,6 @@ int cli_sparsity(const char *s, const char *opt, double *out)
 		return mk_error_set(MK_EINVAL, "%s must be in [0, 1] (0%% to 100%%), got '%s'", opt, s);
 	*out = v;
 	return MK_OK;
-}
-
-int cli_mask_option(int opt, const char *arg, cli_mask_opts *o)
-{
-	int64_t v;
-	int ret;
-	switch (opt) {
-	case 'n':
-		if ((ret = cli_i64(arg, "--n", 1, MK_N_MAX, &v)))
-			return ret;
-		o->bind.n = v;
-		return 1;
-	case 'o':
-		o->out = arg;
-		return 1;
-	case CLI_OPT_SEED:
-		ret = cli_u64(arg, "--seed", &o->bind.seed);
-		return ret ? ret : 1;
-	case CLI_OPT_FORMAT:
-		o->format = mk_format_from_name(arg);
-		if (o->format == MK_FMT_NONE)
-			return mk_error_set(MK_EINVAL, "unknown format '%s' (use txt, json, png, h5, "
-					    "npy or blocks)", arg);
-		return 1;
-	case CLI_OPT_BLOCK:
-		if ((ret = cli_i64(arg, "--block", 1, MK_N_MAX, &v)))
-			return ret;
-		o->block = v;
-		return 1;
-	case CLI_OPT_MAXMEM:
-		ret = mk_parse_size(arg, &o->bind.max_memory);
-		if (!ret && o->bind.max_memory == 0)
-			ret = mk_error_set(MK_EINVAL, "--max-memory must be positive");
-		return ret ? ret : 1;
-	case CLI_OPT_PROGRESS:
-		o->progress = true;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int cli_parse(const struct mk_cmd *c, int argc, char **argv, const struct option *longopts,
-	      cli_mask_opts *o, int (*extra)(int opt, const char *arg, void *ctx), void *ctx)
-{
-	int opt, ret;
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			cli_help(c);
-			return MK_EXIT_OK;
-		}
-		if (opt == '?' || opt == ':')
-			return cli_bad_option(c, argv, opt);
-		ret = cli_mask_option(opt, optarg, o);
-		if (ret == 0)
-			ret = extra ? extra(opt, optarg, ctx) : MK_EINVAL;
-		if (ret < 0)
-			return cli_fail(ret);
-	}
-	return -1;
 }
 
 /* Appends the first len bytes of s to buf (cap bytes, NUL-terminated); false

@@ -2,7 +2,6 @@
 #ifndef MK_CLI_H
 #define MK_CLI_H
 
-#include <getopt.h>
 #include <stdio.h>
 #include "maskkit.h"
 #include "opt.h"
@@ -24,9 +23,6 @@ struct mk_cmd {
 	int (*exec)(void *opts, const cli_args *a);
 	/* runs on every MPI rank (else on rank 0 only) */
 	bool parallel;
-	/* a command not yet on the table: its --help text and run (exit code) */
-	const char *usage;
-	int (*run)(int argc, char **argv);
 };
 
 extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_patterns,
@@ -37,8 +33,6 @@ enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
 
 /* Prints "maskkit: <mk_error()>" and returns the exit code for status. */
 int cli_fail(int status);
-/* Prints "maskkit: <cmd>: <message> (see 'maskkit <cmd> --help')"; returns 2. */
-int cli_usage(const struct mk_cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Sets "<cmd>: <message> (see 'maskkit <cmd> --help')" as the error and
  * returns MK_EINVAL (printed by main, as every error). */
 int cli_usage_error(const struct mk_cmd *c, const char *fmt, ...)
@@ -49,9 +43,6 @@ int cli_usage_error(const struct mk_cmd *c, const char *fmt, ...)
 #define CLI_DONE_SYS (-1001)
 /* The exit code for a status: 0, 2 (bad input) or 1. */
 int cli_exit_code(int status);
-/* Reports getopt's '?' or ':' for argv[optind - 1]; returns 2. */
-int cli_bad_option(const struct mk_cmd *c, char **argv, int opt);
-void cli_help(const struct mk_cmd *c);
 /* Flushes stdout and turns a write error into exit code 1 (reported only if
  * the command had not already failed, so there is one line on stderr). */
 int cli_finish(int code);
@@ -81,11 +72,12 @@ typedef struct cli_mask_opts {
 	mk_format format;  /* --format */
 	int64_t block;     /* --block for blocks output */
 	bool progress;
+	bool json;         /* --json: the result's summary as JSON (gen, compose) */
 } cli_mask_opts;
 
 /* Table entries of the mask options, for an options struct T holding a
  * cli_mask_opts named m (set up by cli_mask_init, as the command's init). */
-#define CLI_MASK_N(T) CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL, "sequence length (default: the masks' own, else 1024)")
+#define CLI_MASK_N(T) CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL, "sequence length, 1 .. 1048576 (default: that of the mask files named)")
 #define CLI_MASK_SEED(T) CLI_OPT_UINT("seed", 0, T, m.bind.seed, "S", NULL, "seed of the random patterns (default 0)")
 #define CLI_MASK_OUTPUT(T) CLI_OPT_FILE("output", 'o', T, m.out, "FILE", "write the mask to FILE (format from its extension)")
 #define CLI_MASK_FORMAT(T) CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL, "txt, json, png, h5, npy or blocks (default: from -o's extension)")
@@ -102,33 +94,14 @@ int cli_mask_init(void *opts);
  * ("25%"); 10 without '%' is refused with a hint (did you mean 0.1 or 10%?). */
 int cli_sparsity(const char *s, const char *opt, double *out);
 
-/* Long-option codes shared by the commands. */
-enum {
-	CLI_OPT_SEED = 256, CLI_OPT_FORMAT, CLI_OPT_BLOCK, CLI_OPT_MAXMEM, CLI_OPT_PROGRESS,
-	CLI_OPT_JSON, CLI_OPT_TILE, CLI_OPT_OP, CLI_OPT_NODIAG
-};
-#define CLI_MASK_LONGOPTS                                              \
-	{"n", required_argument, NULL, 'n'},                           \
-	{"seed", required_argument, NULL, CLI_OPT_SEED},               \
-	{"output", required_argument, NULL, 'o'},                      \
-	{"format", required_argument, NULL, CLI_OPT_FORMAT},           \
-	{"block", required_argument, NULL, CLI_OPT_BLOCK},             \
-	{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},       \
-	{"progress", no_argument, NULL, CLI_OPT_PROGRESS},             \
-	{"help", no_argument, NULL, 'h'}
-/* Runs getopt_long over argv: -h prints c's help, options of
- * CLI_MASK_LONGOPTS go to o, and any other option to extra (which returns 0
- * or a negative status, message set).  Returns -1 to go on with the operands
- * at argv[optind], or the exit code to return now. */
-int cli_parse(const struct mk_cmd *c, int argc, char **argv, const struct option *longopts,
-	      cli_mask_opts *o, int (*extra)(int opt, const char *arg, void *ctx), void *ctx);
-/* Handles one of CLI_MASK_LONGOPTS: 1 if handled, 0 if not, or a negative
- * status (message set). */
-int cli_mask_option(int opt, const char *arg, cli_mask_opts *o);
 void cli_mask_defaults(cli_mask_opts *o);
 
+/* Usage errors of gen/compose's output options (c names the command). */
+int cli_mask_check(const struct mk_cmd *c, const cli_mask_opts *o);
 /* Writes a bound expression as gen/compose do: to -o (atomically), to
- * stdout for text formats, or a summary for a large mask without -o. */
+ * stdout for text formats, or a summary for a large mask without -o; with
+ * --json, a JSON object describing the mask (expr, params, n, seed, count,
+ * sparsity, output, format) after writing -o.  Returns an MK_* status. */
 int cli_emit(const mk_expr *e, const cli_mask_opts *o);
 /* The output name for one of several inputs: pattern with each '{}'
  * replaced by the input's file name without its last extension and each
@@ -150,7 +123,8 @@ int cli_heads_file(const char *path, char ***exprs, int64_t *layers, int64_t *he
 void cli_heads_free(char **exprs, size_t count);
 /* gen/compose with --heads-file: builds head k's mask from expression k
  * (joined with the nargs masks of args under op, as compose does), bound
- * with seed + k, and writes the stack to -o (HDF5) or prints a summary. */
+ * with seed + k, and writes the stack to -o (HDF5) or prints a summary
+ * (--json: as JSON, also after -o).  Returns an MK_* status. */
 int cli_heads_emit(const char *path, int op, char **args, int nargs, const cli_mask_opts *o);
 /* Progress on stderr, when it is a terminal. */
 void cli_progress(int64_t done, int64_t n, void *arg);
@@ -159,40 +133,25 @@ void cli_progress(int64_t done, int64_t n, void *arg);
 struct cJSON;
 int cli_json_out(struct cJSON *x);
 
-/* The data-set mode of `maskkit measure` (cmd_measure_data.c). */
-enum {
-	CLI_OPT_DATASET = 320, CLI_OPT_LENGTHS, CLI_OPT_AXES, CLI_OPT_THRESHOLD, CLI_OPT_TOPP,
-	CLI_OPT_BY, CLI_OPT_CSV, CLI_OPT_PNG, CLI_OPT_HEADS, CLI_OPT_MPIIO
-};
-#define CLI_DATA_LONGOPTS                                              \
-	{"dataset", required_argument, NULL, CLI_OPT_DATASET},         \
-	{"lengths", required_argument, NULL, CLI_OPT_LENGTHS},         \
-	{"axes", required_argument, NULL, CLI_OPT_AXES},               \
-	{"threshold", required_argument, NULL, CLI_OPT_THRESHOLD},     \
-	{"top-p", required_argument, NULL, CLI_OPT_TOPP},              \
-	{"by", required_argument, NULL, CLI_OPT_BY},                   \
-	{"csv", no_argument, NULL, CLI_OPT_CSV},                       \
-	{"png", required_argument, NULL, CLI_OPT_PNG},                 \
-	{"heads-file", required_argument, NULL, CLI_OPT_HEADS},        \
-	{"mpi-io", required_argument, NULL, CLI_OPT_MPIIO}
+/* The data-set mode of `maskkit measure` (cmd_measure_data.c): the values
+ * of its data-set options, declared in measure's table. */
 typedef struct cli_data_opts {
 	const char *dataset, *lengths, *axes, *png, *heads_file;
-	char by;      /* 'l', 'h', 's' or 0 */
-	mk_keep keep;
-	bool any;     /* a data-set option was given */
-	bool csv;
-	bool collective; /* --mpi-io collective */
+	const char *csv;   /* --csv FILE ("-": standard output) */
+	int by;            /* --by: 'l', 'h', 's', or 0 */
+	double threshold, top_p;
+	mk_keep keep;      /* from --threshold or --top-p (set before measuring) */
+	bool any;          /* a data-set option was given */
+	bool collective;   /* --mpi-io collective */
 	bool mpi_io_given;
 } cli_data_opts;
-/* 1 when opt is one of CLI_DATA_LONGOPTS (handled), 0 when not, or a
- * negative status. */
-int cli_data_option(int opt, const char *arg, cli_data_opts *o);
-/* True when `arg` with these options is measured as a data set. */
-bool cli_data_mode(const char *arg, const cli_data_opts *o);
-/* cli_data_mode, agreed by the MPI ranks (an HDF5 operand missing on one
- * rank's node fails on every rank). */
-int cli_data_choose(const char *arg, const cli_data_opts *o, bool *data);
-/* Measures operands (0 or 1) as a data set; returns the exit code. */
+/* Whether measure's operands are a data set (the rule is in measure's
+ * --help): every rank decides from what it sees and the ranks must agree
+ * (MK_EINVAL naming the rank whose files differ, or lack one). */
+int cli_data_choose(int argc, char **argv, const cli_data_opts *o, bool *data);
+/* Measures the operands (0 or 1) as a data set: checks the usage, measures
+ * (data files on every rank, patterns on rank 0) and writes the report on
+ * rank 0.  Returns an MK_* status. */
 int cli_data_measure(const cli_data_opts *d, const cli_mask_opts *m, bool json, int argc,
 		     char **argv);
 

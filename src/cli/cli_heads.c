@@ -361,12 +361,32 @@ static int heads_write(const struct heads_set *h, const char *out)
 	return ret;
 }
 
-static int heads_summary(const struct heads_set *h)
+/* |M| and the sparsity of each mask, with the total and the mean. */
+static int heads_measure(const struct heads_set *h, uint64_t *count, double *sparsity,
+			 uint64_t *total, double *mean)
+{
+	mk_measure m;
+	int ret;
+
+	*total = 0;
+	*mean = 0.0;
+	for (int64_t k = 0; k < h->count; k++) {
+		if ((ret = mk_measure_expr(h->e[k], NULL, 0, NULL, NULL, &m)))
+			return heads_fail(h, k, ret);
+		count[k] = m.count;
+		sparsity[k] = m.sparsity;
+		*total += m.count;
+		*mean += m.sparsity;
+	}
+	*mean /= (double)h->count;
+	return MK_OK;
+}
+
+static void heads_print(const struct heads_set *h, const uint64_t *count,
+			const double *sparsity)
 {
 	char label[CLI_HEADS_LABEL];
 	double sum = 0.0;
-	mk_measure m;
-	int ret;
 
 	if (h->layers)
 		printf("%s: %" PRId64 " layers x %" PRId64 " heads", h->path, h->layers, h->heads);
@@ -374,16 +394,71 @@ static int heads_summary(const struct heads_set *h)
 		printf("%s: %" PRId64 " heads", h->path, h->heads);
 	printf(", n = %" PRId64 "\n", mk_expr_n(h->e[0]));
 	for (int64_t k = 0; k < h->count; k++) {
-		if ((ret = mk_measure_expr(h->e[k], NULL, 0, NULL, NULL, &m)))
-			return heads_fail(h, k, ret);
 		heads_label(label, sizeof label, h->layers, h->heads, k);
 		printf("%s: %s: |M| = %" PRIu64 ", sparsity = %.6f\n", label,
-		       mk_expr_params(h->e[k]), m.count, m.sparsity);
-		sum += m.sparsity;
+		       mk_expr_params(h->e[k]), count[k], sparsity[k]);
+		sum += sparsity[k];
 	}
 	printf("mean sparsity = %.6f\n", sum / (double)h->count);
 	printf("(not written: give -o FILE.h5 for one dataset of all the masks)\n");
-	return MK_OK;
+}
+
+/* A seed up to 2^62 + k: written as an integer, not as a double. */
+static void heads_json_seed(cJSON *x, uint64_t seed)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%" PRIu64, seed);
+	cJSON_AddRawToObject(x, "seed", buf);
+}
+
+static cJSON *heads_json(const struct heads_set *h, const cli_mask_opts *o,
+			 const uint64_t *count, const double *sparsity, uint64_t total, double mean)
+{
+	cJSON *x = cJSON_CreateObject(), *masks;
+
+	cJSON_AddStringToObject(x, "heads_file", h->path);
+	cJSON_AddNumberToObject(x, "layers", (double)h->layers);
+	cJSON_AddNumberToObject(x, "heads", (double)h->heads);
+	cJSON_AddNumberToObject(x, "n", (double)mk_expr_n(h->e[0]));
+	cJSON_AddNumberToObject(x, "count", (double)total);
+	cJSON_AddNumberToObject(x, "sparsity", mean);
+	if (o->out)
+		cJSON_AddStringToObject(x, "output", o->out);
+	else
+		cJSON_AddNullToObject(x, "output");
+	masks = cJSON_AddArrayToObject(x, "masks");
+	for (int64_t k = 0; k < h->count; k++) {
+		cJSON *m = cJSON_CreateObject();
+		if (h->layers)
+			cJSON_AddNumberToObject(m, "layer", (double)(k / h->heads));
+		cJSON_AddNumberToObject(m, "head", (double)(h->layers ? k % h->heads : k));
+		cJSON_AddStringToObject(m, "expr", mk_expr_text(h->e[k]));
+		cJSON_AddStringToObject(m, "params", mk_expr_params(h->e[k]));
+		heads_json_seed(m, o->bind.seed + (uint64_t)k);
+		cJSON_AddNumberToObject(m, "count", (double)count[k]);
+		cJSON_AddNumberToObject(m, "sparsity", sparsity[k]);
+		cJSON_AddItemToArray(masks, m);
+	}
+	return x;
+}
+
+/* Without -o: |M| and sparsity per head, as text or (--json) JSON; with -o
+ * and --json: the same JSON, with the output named. */
+static int heads_summary(const struct heads_set *h, const cli_mask_opts *o)
+{
+	uint64_t *count = malloc((size_t)h->count * sizeof *count), total;
+	double *sparsity = malloc((size_t)h->count * sizeof *sparsity), mean;
+	int ret = count && sparsity ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
+
+	if (ret == MK_OK)
+		ret = heads_measure(h, count, sparsity, &total, &mean);
+	if (ret == MK_OK && o->json)
+		ret = cli_json_out(heads_json(h, o, count, sparsity, total, mean));
+	else if (ret == MK_OK)
+		heads_print(h, count, sparsity);
+	free(count);
+	free(sparsity);
+	return ret;
 }
 
 /* A stack is one HDF5 dataset; no other format holds one. */
@@ -409,8 +484,10 @@ int cli_heads_emit(const char *path, int op, char **args, int nargs, const cli_m
 
 	if (ret == MK_OK)
 		ret = heads_build(&h, op, args, nargs, o);
-	if (ret == MK_OK)
-		ret = o->out ? heads_write(&h, o->out) : heads_summary(&h);
+	if (ret == MK_OK && o->out)
+		ret = heads_write(&h, o->out);
+	if (ret == MK_OK && (!o->out || o->json))
+		ret = heads_summary(&h, o);
 	heads_release(&h);
-	return ret ? cli_fail(ret) : MK_EXIT_OK;
+	return ret;
 }

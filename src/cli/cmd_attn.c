@@ -9,7 +9,6 @@
 #define _XOPEN_SOURCE 700
 #include "config.h"
 #include <cJSON.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -17,22 +16,69 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "cli.h"
+#include "attn_backend.h"
 
 #define ATTN_WEIGHTS_MAX_N 4096 /* pi has n^2 entries per head */
-#define ATTN_DEFAULT_TILE 64
 #define ATTN_MAX_INPUTS 64 /* Q, K, V and the --mask expression's files */
 
-enum { ATTN_OPT_MASK = 512, ATTN_OPT_NORM, ATTN_OPT_KERNEL, ATTN_OPT_BACKEND, ATTN_OPT_WEIGHTS };
-
 typedef struct attn_opts {
-	cli_mask_opts m; /* -o, --seed, --max-memory */
-	const char *mask, *weights;
-	const char *backend_name;
+	mk_bind_opts bind; /* --seed, --max-memory */
+	const char *out, *mask, *weights;
+	int backend; /* of attn_backends */
 	mk_norm norm;
 	mk_attn_kernel kernel;
-	bool kernel_given, json;
+	bool json;
 	int64_t tile;
 } attn_opts;
+
+static const char *const attn_backends[] = {"auto", "cpu", "cuda", NULL};
+
+static int attn_opt_norm(void *opts, const char *arg)
+{
+	return mk_norm_parse(arg, &((attn_opts *)opts)->norm);
+}
+
+static int attn_opt_kernel(void *opts, const char *arg)
+{
+	return mk_attn_kernel_parse(arg, &((attn_opts *)opts)->kernel);
+}
+
+/* Declared so that --n is not taken as an abbreviation of --norm. */
+static int attn_opt_n(void *opts, const char *arg)
+{
+	(void)opts;
+	(void)arg;
+	return cli_usage_error(&mk_cmd_attn, "-n is not an option of attn: n comes from the "
+			       "tensors");
+}
+
+static const struct cli_opt attn_table[] = {
+	CLI_OPT_FILE("output", 'o', attn_opts, out, "OUT",
+		     "O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset; an existing .h5 keeps "
+		     "its other datasets"),
+	CLI_OPT_STRING("mask", 0, attn_opts, mask, "EXPR",
+		       "the mask, an expression or a mask file of size n (see 'maskkit gen "
+		       "--help'; default: every entry)"),
+	CLI_OPT_CALL("norm", 0, attn_opt_norm, "NORM", "softmax",
+		     "softmax, dnas, hnas:U or sinkhorn:K (see below)"),
+	CLI_OPT_CALL("kernel", 0, attn_opt_kernel, "K", NULL,
+		     "dense (no mask; the default without --mask), masked, block (the default "
+		     "with --mask) or csr"),
+	CLI_OPT_ENUM("backend", 0, attn_opts, backend, "B", attn_backends, NULL, "auto",
+		     "auto (cuda when built and a device is usable, else cpu), cpu or cuda"),
+	CLI_OPT_FILE("weights-out", 0, attn_opts, weights, "W",
+		     "also write the attention matrix pi, [.., n, n] (.npy, or .h5 dataset 'pi'); "
+		     "n <= 4096"),
+	CLI_OPT_INT("tile", 0, attn_opts, tile, "T", 1, MK_N_MAX, "64",
+		    "tile size of the mask layout"),
+	CLI_OPT_UINT("seed", 0, attn_opts, bind.seed, "S", "0", "seed for random terms of the mask"),
+	CLI_OPT_SIZE("max-memory", 0, attn_opts, bind.max_memory, "S", "4G",
+		     "limit for tensors, mask and layout"),
+	CLI_OPT_FLAG("json", 0, attn_opts, json,
+		     "summary as JSON: shape, kernel, norm, backend, empty rows, seconds"),
+	{.name = "n", .key = 'n', .type = CLI_CALL, .call = attn_opt_n, .flags = CLI_HIDDEN},
+	CLI_OPT_END,
+};
 
 /* What was read and computed, for the summary. */
 typedef struct attn_job {
@@ -47,39 +93,12 @@ typedef struct attn_job {
 	double seconds;
 } attn_job;
 
-static int attn_option(int opt, const char *arg, void *ctx)
-{
-	attn_opts *o = ctx;
-	switch (opt) {
-	case ATTN_OPT_MASK:
-		o->mask = arg;
-		return MK_OK;
-	case ATTN_OPT_NORM:
-		return mk_norm_parse(arg, &o->norm);
-	case ATTN_OPT_KERNEL:
-		o->kernel_given = true;
-		return mk_attn_kernel_parse(arg, &o->kernel);
-	case ATTN_OPT_BACKEND:
-		o->backend_name = arg;
-		return MK_OK;
-	case ATTN_OPT_WEIGHTS:
-		o->weights = arg;
-		return MK_OK;
-	case CLI_OPT_TILE:
-		return cli_i64(arg, "--tile", 1, MK_N_MAX, &o->tile);
-	case CLI_OPT_JSON:
-		o->json = true;
-		return MK_OK;
-	default:
-		return mk_error_set(MK_EINVAL, "unexpected option");
-	}
-}
-
 static int attn_check_output(const char *opt, const char *path)
 {
 	if (mk_tensor_format(path) == MK_FMT_NONE)
-		return cli_usage(&mk_cmd_attn, "%s '%s': write .npy, .h5 or .h5:/dataset", opt, path);
-	return -1;
+		return cli_usage_error(&mk_cmd_attn, "%s '%s': write .npy, .h5 or .h5:/dataset", opt,
+				       path);
+	return MK_OK;
 }
 
 /* Where a tensor spec writes: its file with the folder resolved (so that
@@ -122,42 +141,35 @@ static bool attn_same_output(const char *a, const char *da, const char *b, const
 	return same_file && (mk_tensor_format(a) != MK_FMT_H5 || !strcmp(xa, xb));
 }
 
-static int attn_parse(int argc, char **argv, attn_opts *o)
+static int attn_check(const attn_opts *o, const cli_args *a)
 {
-	static const struct option longopts[] = {
-		{"mask", required_argument, NULL, ATTN_OPT_MASK},
-		{"norm", required_argument, NULL, ATTN_OPT_NORM},
-		{"kernel", required_argument, NULL, ATTN_OPT_KERNEL},
-		{"backend", required_argument, NULL, ATTN_OPT_BACKEND},
-		{"weights-out", required_argument, NULL, ATTN_OPT_WEIGHTS},
-		{"tile", required_argument, NULL, CLI_OPT_TILE},
-		{"json", no_argument, NULL, CLI_OPT_JSON},
-		{"output", required_argument, NULL, 'o'},
-		{"seed", required_argument, NULL, CLI_OPT_SEED},
-		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
-		/* named so that --n is not taken as an abbreviation of --norm */
-		{"n", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	int ret = cli_parse(&mk_cmd_attn, argc, argv, longopts, &o->m, attn_option, o);
-	if (ret >= 0)
+	int ret;
+
+	if (a->argc != 3)
+		return cli_usage_error(&mk_cmd_attn, "give three tensors Q K V (got %d)", a->argc);
+	if (!o->out)
+		return cli_usage_error(&mk_cmd_attn, "missing -o OUT");
+	if ((ret = attn_check_output("-o", o->out)) ||
+	    (o->weights && (ret = attn_check_output("--weights-out", o->weights))))
 		return ret;
-	if (o->m.bind.n)
-		return cli_usage(&mk_cmd_attn, "-n is not an option of attn: n comes from the "
-				 "tensors");
-	if (argc - optind != 3)
-		return cli_usage(&mk_cmd_attn, "give three tensors Q K V (got %d)", argc - optind);
-	if (!o->m.out)
-		return cli_usage(&mk_cmd_attn, "missing -o OUT");
-	if ((ret = attn_check_output("-o", o->m.out)) >= 0 ||
-	    (o->weights && (ret = attn_check_output("--weights-out", o->weights)) >= 0))
-		return ret;
-	if (o->weights && attn_same_output(o->m.out, "O", o->weights, "pi"))
-		return cli_usage(&mk_cmd_attn, "-o '%s' and --weights-out '%s' name the same %s",
-				 o->m.out, o->weights, mk_tensor_format(o->m.out) == MK_FMT_H5 ?
-				 "dataset" : "file");
-	if (!o->kernel_given)
-		o->kernel = o->mask ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE;
-	return -1;
+	if (o->weights && attn_same_output(o->out, "O", o->weights, "pi"))
+		return cli_usage_error(&mk_cmd_attn, "-o '%s' and --weights-out '%s' name the same "
+				       "%s", o->out, o->weights, mk_tensor_format(o->out) ==
+				       MK_FMT_H5 ? "dataset" : "file");
+	return MK_OK;
+}
+
+/* auto: cuda when built and a device is usable, else cpu. */
+static const mk_attn_backend *attn_backend(int which)
+{
+	const mk_attn_backend *b;
+
+	if (strcmp(attn_backends[which], "auto"))
+		return mk_attn_backend_get(attn_backends[which]);
+	if ((b = mk_attn_backend_get("cuda")))
+		return b;
+	mk_error_set(MK_OK, "%s", "");
+	return mk_attn_backend_get("cpu");
 }
 
 /* ---- inputs ------------------------------------------------------------------ */
@@ -170,7 +182,7 @@ static int attn_read(char **files, const attn_opts *o, attn_job *j)
 	int ret;
 
 	for (int k = 0; k < 3; k++)
-		if ((ret = mk_tensor_read(files[k], o->m.bind.max_memory, &j->qkv[k])))
+		if ((ret = mk_tensor_read(files[k], o->bind.max_memory, &j->qkv[k])))
 			return ret;
 	for (int k = 1; k < 3; k++) {
 		const mk_tensor *x = &j->qkv[0], *y = &j->qkv[k];
@@ -212,7 +224,7 @@ static int attn_mask(const attn_opts *o, attn_job *j)
 	int64_t n = j->shape.n;
 	int ret;
 
-	if (o->mask && ((ret = cli_bind_mask(o->mask, &o->m.bind, n, &j->expr)) ||
+	if (o->mask && ((ret = cli_bind_mask(o->mask, &o->bind, n, &j->expr)) ||
 			(ret = mk_expr_to_mask(j->expr, &j->mask))))
 		return ret;
 	if (o->kernel == MK_KERNEL_DENSE) {
@@ -221,9 +233,9 @@ static int attn_mask(const attn_opts *o, attn_job *j)
 					    "ignores a mask: use --kernel masked, block or csr");
 		return MK_OK;
 	}
-	if (!j->mask && (ret = attn_full_mask(n, o->m.bind.max_memory, &j->mask)))
+	if (!j->mask && (ret = attn_full_mask(n, o->bind.max_memory, &j->mask)))
 		return ret;
-	ret = mk_attn_prepare(j->backend, j->mask, o->tile, o->m.bind.max_memory, &j->layout);
+	ret = mk_attn_prepare(j->backend, j->mask, o->tile, o->bind.max_memory, &j->layout);
 	if (ret)
 		return ret;
 	j->empty_rows = mk_attn_layout_empty_rows(j->layout);
@@ -250,11 +262,11 @@ static int attn_weights(const attn_opts *o, attn_job *j)
 
 	memcpy(dims, j->qkv[0].dims, sizeof dims);
 	dims[r - 1] = n;
-	if ((ret = mk_tensor_new(r, dims, j->dtype, o->m.bind.max_memory, "the attention "
+	if ((ret = mk_tensor_new(r, dims, j->dtype, o->bind.max_memory, "the attention "
 				 "matrix (--weights-out)", &j->pi)) ||
-	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->m.bind.max_memory, "V",
+	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->bind.max_memory, "V",
 				 &v)) ||
-	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->m.bind.max_memory, "O",
+	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->bind.max_memory, "O",
 				 &out)))
 		goto out;
 	for (int64_t c0 = 0; c0 < n; c0 += d) {
@@ -289,7 +301,7 @@ static int attn_check_outputs(char **files, const attn_opts *o, const attn_job *
 	if (count > ATTN_MAX_INPUTS)
 		return mk_error_set(MK_EINVAL, "--mask reads more than %d files",
 				    ATTN_MAX_INPUTS - 3);
-	if ((ret = mk_tensor_check_output(o->m.out, "O", in, count)))
+	if ((ret = mk_tensor_check_output(o->out, "O", in, count)))
 		return ret;
 	return o->weights ? mk_tensor_check_output(o->weights, "pi", in, count) : MK_OK;
 }
@@ -299,7 +311,7 @@ static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 	int ret;
 	double t0;
 
-	if (!(j->backend = mk_attn_backend_get(o->backend_name)))
+	if (!(j->backend = attn_backend(o->backend)))
 		return MK_EINVAL;
 	if ((ret = attn_read(files, o, j)))
 		return ret;
@@ -308,7 +320,7 @@ static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 		return mk_error_set(MK_ERANGE, "--weights-out needs n <= %d (pi has n^2 entries "
 				    "per head), got n = %" PRId64, ATTN_WEIGHTS_MAX_N, j->shape.n);
 	if ((ret = attn_mask(o, j)) || (ret = attn_check_outputs(files, o, j)) ||
-	    (ret = mk_tensor_new(j->qkv[0].rank, j->qkv[0].dims, j->dtype, o->m.bind.max_memory,
+	    (ret = mk_tensor_new(j->qkv[0].rank, j->qkv[0].dims, j->dtype, o->bind.max_memory,
 				 "O", &j->o)))
 		return ret;
 	t0 = mk_attn_clock(j->backend);
@@ -317,7 +329,7 @@ static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 	j->seconds = mk_attn_clock(j->backend) - t0;
 	if (o->weights && (ret = attn_weights(o, j)))
 		return ret;
-	if ((ret = mk_tensor_write(&j->o, o->m.out, "O", j->dtype)))
+	if ((ret = mk_tensor_write(&j->o, o->out, "O", j->dtype)))
 		return ret;
 	return o->weights ? mk_tensor_write(&j->pi, o->weights, "pi", j->dtype) : MK_OK;
 }
@@ -329,7 +341,7 @@ static void attn_print(const attn_opts *o, const attn_job *j)
 	char shape[96], norm[32];
 	mk_tensor_shape_text(&j->o, shape, sizeof shape);
 	mk_norm_format(&o->norm, norm, sizeof norm);
-	printf("O %s %s -> %s\n", shape, mk_dtype_name(j->dtype), o->m.out);
+	printf("O %s %s -> %s\n", shape, mk_dtype_name(j->dtype), o->out);
 	printf("kernel %s, norm %s, backend %s, mask %s\n", mk_attn_kernel_name(o->kernel), norm,
 	       j->backend->name, j->expr ? mk_expr_params(j->expr) : "full");
 	printf("empty rows %" PRId64 ", %.6f s\n", j->empty_rows, j->seconds);
@@ -358,7 +370,7 @@ static void attn_json(const attn_opts *o, const attn_job *j)
 	cJSON_AddStringToObject(x, "mask", j->expr ? mk_expr_params(j->expr) : "full");
 	cJSON_AddNumberToObject(x, "empty_rows", (double)j->empty_rows);
 	cJSON_AddNumberToObject(x, "seconds", j->seconds);
-	cJSON_AddStringToObject(x, "output", o->m.out);
+	cJSON_AddStringToObject(x, "output", o->out);
 	if (o->weights)
 		cJSON_AddStringToObject(x, "weights", o->weights);
 	else
@@ -369,7 +381,7 @@ static void attn_json(const attn_opts *o, const attn_job *j)
 	cJSON_Delete(x);
 }
 
-static void attn_job_free(attn_job *j)
+static void attn_job_release(attn_job *j)
 {
 	for (int k = 0; k < 3; k++)
 		mk_tensor_release(&j->qkv[k]);
@@ -380,37 +392,35 @@ static void attn_job_free(attn_job *j)
 	mk_expr_free(j->expr);
 }
 
-static int attn_main(int argc, char **argv)
+static int attn_exec(void *opts, const cli_args *a)
 {
-	attn_opts o = {.backend_name = "cpu", .tile = ATTN_DEFAULT_TILE,
-		       .norm = {.kind = MK_NORM_SOFTMAX}};
+	attn_opts *o = opts;
 	attn_job j = {0};
 	int ret;
 
-	cli_mask_defaults(&o.m);
-	if ((ret = attn_parse(argc, argv, &o)) >= 0)
+	if ((ret = attn_check(o, a)))
 		return ret;
-	if ((ret = attn_compute(argv + optind, &o, &j))) {
-		ret = cli_fail(ret);
-	} else {
-		if (o.json)
-			attn_json(&o, &j);
+	if (!cli_given(a, "kernel"))
+		o->kernel = o->mask ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE;
+	if (!(ret = attn_compute(a->argv, o, &j))) {
+		if (o->json)
+			attn_json(o, &j);
 		else
-			attn_print(&o, &j);
-		ret = MK_EXIT_OK;
+			attn_print(o, &j);
 	}
-	attn_job_free(&j);
+	attn_job_release(&j);
 	return ret;
 }
 
 const struct mk_cmd mk_cmd_attn = {
 	.name = "attn",
 	.summary = "run the attention engine on your own Q, K, V tensors",
-	.run = attn_main,
-	.usage =
-"usage: maskkit attn Q K V -o OUT [--mask EXPR] [--norm NORM] [--kernel KERNEL]\n"
-"                    [--backend cpu|cuda] [--weights-out W] [--tile T] [--json]\n"
-"\n"
+	.synopsis = "Q K V -o OUT [--mask EXPR] [--norm NORM] [--kernel KERNEL]\n"
+		     " [--backend auto|cpu|cuda] [--weights-out W] [--tile T] [--json]",
+	.opts = attn_table,
+	.opts_size = sizeof(attn_opts),
+	.exec = attn_exec,
+	.description =
 "Computes O = normalise(S restricted to the mask) V with S = Q K^T / sqrt(d)\n"
 "for each (batch, head) and writes O in Q's layout.  Q, K and V have one\n"
 "shape: [n, d], [heads, n, d] or [batch, heads, n, d]; each is a .npy file,\n"
@@ -418,31 +428,18 @@ const struct mk_cmd mk_cmd_attn = {
 "and float64 are read (the engine computes in float32); O is float64 when an\n"
 "input is, else float32.  NaN or Inf in an input is an error, as are inputs\n"
 "whose scores could pass 1e37 (max |q_i| max |k_j| / sqrt(d) per head), beyond\n"
-"which float32 cannot hold the normalisations.\n"
-"\n"
-"options:\n"
-"  -o, --output OUT     O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset;\n"
-"                       an existing .h5 keeps its other datasets\n"
-"      --mask EXPR      the mask, an expression or a mask file of size n\n"
-"                       (see 'maskkit gen --help'; default: every entry)\n"
-"      --norm NORM      softmax (rows sum to 1; the default), dnas (columns\n"
-"                       normalised first, then rows: Ding et al.), hnas:U\n"
-"                       (U dnas + (1 - U) softmax), sinkhorn:K (K rounds)\n"
-"      --kernel K       dense (no mask; the default without --mask), masked,\n"
-"                       block (the default with --mask) or csr\n"
-"      --backend B      cpu (the default), or cuda when built with it\n"
-"      --weights-out W  also write the normalised attention matrix pi as\n"
-"                       [.., n, n] (.npy, or .h5 dataset 'pi'); n <= 4096\n"
-"      --tile T         tile size of the mask layout (default 64)\n"
-"      --seed S         seed for random terms of the mask\n"
-"      --max-memory S   limit for tensors, mask and layout (default 4G)\n"
-"      --json           summary as JSON: shape, kernel, norm, empty rows, seconds\n"
-"  -h, --help           this help\n"
+"which float32 cannot hold the normalisations.\n",
+	.notes =
+"Normalisations: softmax (rows sum to 1), dnas (columns normalised first, then\n"
+"rows: Ding et al.), hnas:U (U dnas + (1 - U) softmax), sinkhorn:K (K rounds).\n"
+"The summary names the backend that ran (with --backend auto: cuda or cpu).\n"
 "\n"
 "A row of the mask with no entry gives a zero row of O (and of pi); their\n"
 "number is reported.  Outputs are written to a temporary file and renamed,\n"
 "so a failure leaves an existing file intact.  An output that would\n"
-"overwrite an input (the same .npy file, or the same dataset) is refused.\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"overwrite an input (the same .npy file, or the same dataset) is refused.\n",
+	.examples =
+"  maskkit attn q.npy k.npy v.npy -o o.npy\n"
+"  maskkit attn qkv.h5:/q qkv.h5:/k qkv.h5:/v --mask local8 --norm dnas -o qkv.h5:/o\n"
+"  maskkit attn q.npy k.npy v.npy --mask 'local4 + global1' --weights-out pi.npy -o o.npy --json\n",
 };

@@ -7,27 +7,19 @@
  */
 #include "config.h"
 #include <cJSON.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-
-#define AS_DEFAULT_MAX_OFFSET 32
-
-enum {
-	AS_OPT_DATASET = 512, AS_OPT_LENGTHS, AS_OPT_AXES, AS_OPT_CSV, AS_OPT_PROFILE_CSV,
-	AS_OPT_PLOT, AS_OPT_MAX_OFFSET, AS_OPT_MPIIO
-};
+#include "plot.h"
 
 typedef struct as_opts {
-	cli_mask_opts m;
-	mk_dataset_opts d;
-	const char *profile_csv, *plot;
-	int64_t max_offset; /* 0: the default */
-	bool csv, json;
+	mk_dataset_opts d; /* --dataset, --lengths, --axes, --mpi-io */
+	const char *csv, *profile_csv, *png;
+	int64_t max_offset;
+	bool json, progress;
 } as_opts;
 
 /* What was read, for the reports. */
@@ -37,71 +29,56 @@ typedef struct as_source {
 	int64_t k; /* offsets shown: -k..k */
 } as_source;
 
-static int as_option(int opt, const char *arg, void *ctx)
+/* --lengths and --axes take '' too (no lengths; no leading axes). */
+static int as_opt_lengths(void *opts, const char *arg)
 {
-	as_opts *o = ctx;
-	switch (opt) {
-	case AS_OPT_DATASET:
-		o->d.dataset = arg;
-		return *arg ? MK_OK : mk_error_set(MK_EINVAL, "--dataset needs a dataset path");
-	case AS_OPT_LENGTHS:
-		o->d.lengths = arg;
-		return MK_OK;
-	case AS_OPT_AXES:
-		o->d.axes = arg;
-		return MK_OK;
-	case AS_OPT_CSV:
-		o->csv = true;
-		return MK_OK;
-	case CLI_OPT_JSON:
-		o->json = true;
-		return MK_OK;
-	case AS_OPT_PROFILE_CSV:
-		o->profile_csv = arg;
-		return MK_OK;
-	case AS_OPT_PLOT:
-		o->plot = arg;
-		return MK_OK;
-	case AS_OPT_MPIIO:
-		return cli_mpi_io(arg, &o->d.collective);
-	case AS_OPT_MAX_OFFSET:
-		return cli_i64(arg, "--max-offset", 1, MK_N_MAX, &o->max_offset);
-	default:
-		return mk_error_set(MK_EINVAL, "unexpected option");
-	}
+	((as_opts *)opts)->d.lengths = arg;
+	return MK_OK;
 }
 
-static int as_parse(int argc, char **argv, as_opts *o)
+static int as_opt_axes(void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"dataset", required_argument, NULL, AS_OPT_DATASET},
-		{"lengths", required_argument, NULL, AS_OPT_LENGTHS},
-		{"axes", required_argument, NULL, AS_OPT_AXES},
-		{"csv", no_argument, NULL, AS_OPT_CSV},
-		{"json", no_argument, NULL, CLI_OPT_JSON},
-		{"profile-csv", required_argument, NULL, AS_OPT_PROFILE_CSV},
-		{"plot", required_argument, NULL, AS_OPT_PLOT},
-		{"max-offset", required_argument, NULL, AS_OPT_MAX_OFFSET},
-		{"mpi-io", required_argument, NULL, AS_OPT_MPIIO},
-		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
-		{"progress", no_argument, NULL, CLI_OPT_PROGRESS},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	int ret = cli_parse(&mk_cmd_attn_stats, argc, argv, longopts, &o->m, as_option, o);
-	if (ret >= 0)
-		return ret;
-	if (o->m.out || o->m.bind.n)
-		return cli_usage(&mk_cmd_attn_stats, "-n and -o are not options of attn-stats");
-	if (o->csv && o->json)
-		return cli_usage(&mk_cmd_attn_stats, "give one of --csv and --json");
-	if (optind >= argc)
-		return cli_usage(&mk_cmd_attn_stats, "missing FILE.h5");
-	if (argc - optind > 1)
-		return cli_usage(&mk_cmd_attn_stats, "one FILE.h5 at a time, got %d", argc - optind);
-	if (o->plot && o->profile_csv && !strcmp(o->plot, o->profile_csv))
-		return cli_usage(&mk_cmd_attn_stats, "--plot and --profile-csv name the same file "
-				 "'%s'", o->plot);
-	return -1;
+	((as_opts *)opts)->d.axes = arg;
+	return MK_OK;
 }
+
+static int as_opt_mpi_io(void *opts, const char *arg)
+{
+	return cli_mpi_io(arg, &((as_opts *)opts)->d.collective);
+}
+
+static const struct cli_opt as_table[] = {
+	CLI_OPT_STRING("dataset", 0, as_opts, d.dataset, "PATH",
+		       "the probabilities (default: see below); FILE.h5:/PATH too"),
+	CLI_OPT_CALL("lengths", 0, as_opt_lengths, "PATH",
+		     NULL, "the lengths [samples] in FILE (default 'lengths' when present; "
+		     "'' or none: every sample is N long)"),
+	CLI_OPT_CALL("axes", 0, as_opt_axes, "AXES", NULL,
+		     "the leading axes in order, from 's' samples, 'l' layers, 'h' heads "
+		     "(default by rank: slh, lh, h, none)"),
+	CLI_OPT_FILE("csv", 0, as_opts, csv, "FILE",
+		     "one CSV row per (layer, head): layer, head, diag, off, first, last, entropy, "
+		     "mass_min, mass_max ('-': standard output, instead of the table)"),
+	CLI_OPT_FLAG("json", 0, as_opts, json,
+		     "everything as JSON on stdout, with the profiles of offsets -K..K per layer "
+		     "and head"),
+	CLI_OPT_FILE("profile-csv", 0, as_opts, profile_csv, "FILE",
+		     "the profile over offsets -K..K: offset, count, the mean over heads of each "
+		     "layer, then each head"),
+	CLI_OPT_FILE("png", 0, as_opts, png, "FILE.png",
+		     "gnuplot figure of each layer's mean profile over offsets -K..K (log scale "
+		     "when all values are > 0)"),
+	CLI_OPT_OLD("plot", "png"),
+	CLI_OPT_INT("max-offset", 0, as_opts, max_offset, "K", 1, MK_N_MAX, "32",
+		    "offsets shown in --json, --profile-csv and --png (at most N - 1)"),
+	CLI_OPT_SIZE("max-memory", 0, as_opts, d.max_memory, "S", "4G",
+		     "limit for one block and the sums"),
+	CLI_OPT_FLAG("progress", 0, as_opts, progress,
+		     "report progress on stderr (when it is a terminal, or under mpirun)"),
+	CLI_OPT_CALL("mpi-io", 0, as_opt_mpi_io, "MODE", "independent",
+		     "under mpirun: independent or collective reads"),
+	CLI_OPT_END,
+};
 
 static void as_progress(int64_t done, int64_t total, void *arg)
 {
@@ -133,7 +110,7 @@ static void as_print(const mk_attn_summary *r, const as_source *src)
 		sum += (double)src->lengths[i];
 	}
 	printf("data       %s:%s (%s, %" PRId64 " samples x %" PRId64 " layers x %" PRId64
-	       " heads x %" PRId64 " x %" PRId64 ")\n", in->path, in->name, in->dtype, in->samples,
+	       " heads x %" PRId64 " x %" PRId64 ")\n", in->path, in->name, mk_dtype_name(in->dtype), in->samples,
 	       in->layers, in->heads, in->n, in->n);
 	if (in->lengths_name)
 		printf("lengths    %s: min %" PRId64 ", mean %.2f, max %" PRId64 "\n",
@@ -165,20 +142,25 @@ static void as_csv_num(FILE *f, double v, const char *end)
 		fprintf(f, "%.17g%s", v, end);
 }
 
-static void as_print_csv(const mk_attn_summary *r)
+/* The table as CSV (--csv FILE or -). */
+static int as_write_csv(void *file, void *arg)
 {
-	printf("layer,head,diag,off,first,last,entropy,mass_min,mass_max\n");
+	const mk_attn_summary *r = arg;
+	FILE *f = file;
+
+	fprintf(f, "layer,head,diag,off,first,last,entropy,mass_min,mass_max\n");
 	for (int64_t k = 0; k < r->layers * r->heads; k++) {
 		const mk_attn_head_summary *s = &r->head[k];
-		printf("%" PRId64 ",%" PRId64 ",", k / r->heads, k % r->heads);
-		as_csv_num(stdout, s->diag, ",");
-		as_csv_num(stdout, s->off, ",");
-		as_csv_num(stdout, s->first, ",");
-		as_csv_num(stdout, s->last, ",");
-		as_csv_num(stdout, s->entropy, ",");
-		as_csv_num(stdout, s->mass_min, ",");
-		as_csv_num(stdout, s->mass_max, "\n");
+		fprintf(f, "%" PRId64 ",%" PRId64 ",", k / r->heads, k % r->heads);
+		as_csv_num(f, s->diag, ",");
+		as_csv_num(f, s->off, ",");
+		as_csv_num(f, s->first, ",");
+		as_csv_num(f, s->last, ",");
+		as_csv_num(f, s->entropy, ",");
+		as_csv_num(f, s->mass_min, ",");
+		as_csv_num(f, s->mass_max, "\n");
 	}
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
 }
 
 /* JSON has no NaN: null stands for "no cells". */
@@ -225,7 +207,7 @@ static cJSON *as_json(const mk_attn_summary *r, const as_source *src)
 
 	cJSON_AddStringToObject(o, "file", in->path);
 	cJSON_AddStringToObject(o, "dataset", in->name);
-	cJSON_AddStringToObject(o, "dtype", in->dtype);
+	cJSON_AddStringToObject(o, "dtype", mk_dtype_name(in->dtype));
 	if (in->lengths_name)
 		cJSON_AddStringToObject(o, "lengths", in->lengths_name);
 	else
@@ -310,7 +292,7 @@ static int as_plot(const char *path, const mk_attn_summary *r, const as_source *
 	int ret = MK_OK;
 
 	if (ncols > 4096)
-		return mk_error_set(MK_ERANGE, "--plot draws at most 4095 layers, got %" PRId64,
+		return mk_error_set(MK_ERANGE, "--png draws at most 4095 layers, got %" PRId64,
 				    r->layers);
 	data = malloc((size_t)(rows * ncols) * sizeof *data);
 	names = calloc((size_t)ncols, sizeof *names);
@@ -355,65 +337,114 @@ out:
 
 static int as_outputs(const mk_attn_summary *r, const as_source *src, const as_opts *o)
 {
+	bool csv_out = o->csv && !strcmp(o->csv, "-");
 	int ret = MK_OK;
 
 	if (o->json)
 		ret = as_emit_json(r, src);
-	else if (o->csv)
-		as_print_csv(r);
+	else if (csv_out)
+		ret = as_write_csv(stdout, (void *)r);
 	else
 		as_print(r, src);
+	if (ret == MK_OK && o->csv && !csv_out)
+		ret = mk_write_atomic(o->csv, as_write_csv, (void *)r);
 	if (ret == MK_OK && o->profile_csv)
 		ret = mk_write_atomic(o->profile_csv, as_write_profile,
 				      &(as_profile_arg){.r = r, .k = src->k});
-	if (ret == MK_OK && o->plot)
-		ret = as_plot(o->plot, r, src);
+	if (ret == MK_OK && o->png)
+		ret = as_plot(o->png, r, src);
 	return ret;
 }
 
-static int as_run(int argc, char **argv)
+/* What holds once the options are read: one input, one report on stdout,
+ * and three distinct output files. */
+static int as_check(const as_opts *o, const cli_args *a)
 {
-	as_opts o = {0};
+	const struct mk_cmd *c = &mk_cmd_attn_stats;
+	const char *names[3] = {"--png", "--profile-csv", "--csv"};
+	const char *files[3] = {o->png, o->profile_csv, o->csv && strcmp(o->csv, "-") ? o->csv
+				: NULL};
+
+	/* first: `--csv --json` (the old switch) takes --json as its file */
+	if (o->csv && o->csv[0] == '-' && o->csv[1])
+		return cli_usage_error(c, "--csv takes a file name, not '%s' ('-' for standard "
+				       "output; ./%s for a file so named)", o->csv, o->csv);
+	if (a->argc < 1)
+		return cli_usage_error(c, "missing FILE.h5");
+	if (a->argc > 1)
+		return cli_usage_error(c, "one FILE.h5 at a time, got %d", a->argc);
+	if (files[2] == NULL && o->csv && o->json)
+		return cli_usage_error(c, "give one of --csv - and --json (both write to "
+				       "standard output)");
+	for (int x = 0; x < 3; x++)
+		for (int y = x + 1; y < 3; y++)
+			if (files[x] && files[y] && !strcmp(files[x], files[y]))
+				return cli_usage_error(c, "%s and %s name the same file '%s'", names[x],
+						       names[y], files[x]);
+	return MK_OK;
+}
+
+/* Opens FILE.h5, or FILE.h5:/PATH (the dataset), on every rank together. */
+static int as_open(const char *spec, as_opts *o, mk_dataset **d)
+{
+	size_t flen = mk_tensor_file_len(spec);
+	char *file = strndup(spec, flen);
+	int ret = file ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
+
+	if (ret == MK_OK && spec[flen] && o->d.dataset)
+		ret = mk_error_set(MK_EINVAL, "'%s' names a dataset and so does --dataset: give one",
+				   spec);
+	if (spec[flen])
+		o->d.dataset = spec + flen + 1;
+	o->d.parallel = true;
+	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
+		ret = mk_dataset_open(file, &o->d, d);
+	free(file);
+	return ret;
+}
+
+static int as_exec(void *opts, const cli_args *a)
+{
+	as_opts *o = opts;
 	mk_dataset *d = NULL;
 	mk_attn_summary r = {0};
+	/* by default on a terminal; --progress adds it under mpirun */
+	bool progress = (o->progress || isatty(STDERR_FILENO)) &&
+			(isatty(STDERR_FILENO) || mk_par_size() > 1);
+	const char *csv_file = o->csv && strcmp(o->csv, "-") ? o->csv : NULL;
 	as_source src;
 	int ret;
 
-	cli_mask_defaults(&o.m);
-	if ((ret = cli_par_parsed(as_parse(argc, argv, &o))) >= 0)
+	if ((ret = as_check(o, a)) || (ret = cli_root_check_output_dir(o->png)) ||
+	    (ret = cli_root_check_output_dir(o->profile_csv)) ||
+	    (ret = cli_root_check_output_dir(csv_file)))
 		return ret;
-	if ((ret = cli_root_check_output_dir(o.plot)) ||
-	    (ret = cli_root_check_output_dir(o.profile_csv)))
-		return cli_fail(ret);
-	o.d.max_memory = o.m.bind.max_memory;
-	o.d.parallel = true;
-	if ((ret = mk_dataset_open(argv[optind], &o.d, &d)) ||
-	    (ret = mk_attn_summary_dataset(d, o.m.bind.max_memory,
-					   o.m.progress && (isatty(2) || mk_par_size() > 1) ? as_progress : NULL, NULL, &r)))
+	if ((ret = as_open(a->argv[0], o, &d)) ||
+	    (ret = mk_attn_summary_dataset(d, o->d.max_memory, progress ? as_progress : NULL,
+					   NULL, &r)))
 		goto out;
 	src = (as_source){.in = mk_dataset_get_info(d), .lengths = mk_dataset_lengths(d)};
-	src.k = o.max_offset ? o.max_offset : AS_DEFAULT_MAX_OFFSET;
-	if (src.k > src.in->n - 1)
-		src.k = src.in->n - 1;
+	src.k = o->max_offset < src.in->n - 1 ? o->max_offset : src.in->n - 1;
 	mk_par_done();
 	if (mk_par_rank() == 0)
-		ret = as_outputs(&r, &src, &o);
+		ret = as_outputs(&r, &src, o);
 out:
 	mk_attn_summary_release(&r);
 	mk_dataset_close(d);
-	return ret ? cli_fail(ret) : MK_EXIT_OK;
+	return ret;
 }
 
 const struct mk_cmd mk_cmd_attn_stats = {
 	.name = "attn-stats",
 	.parallel = true,
 	.summary = "attention statistics per layer and head (diagonal, offsets, entropy)",
-	.run = as_run,
-	.usage =
-"usage: maskkit attn-stats FILE.h5 [--dataset PATH] [--lengths PATH] [--axes slh]\n"
-"                          [--csv | --json] [--profile-csv FILE] [--plot FILE.png]\n"
-"                          [--max-offset K] [--progress]\n"
-"\n"
+	.synopsis = "FILE.h5[:/PATH] [--dataset PATH] [--lengths PATH]\n"
+		    " [--axes slh] [--csv FILE] [--json] [--png FILE.png]\n"
+		    " [--profile-csv FILE] [--max-offset K] [--progress]",
+	.opts = as_table,
+	.opts_size = sizeof(as_opts),
+	.exec = as_exec,
+	.description =
 "Reads attention probabilities P [samples, layers, heads, N, N] (float16/32/64,\n"
 "used as float32; leading axes may be absent) and each sample's length N_i\n"
 "from FILE.h5, and reports per layer and head, over the real N_i x N_i block\n"
@@ -432,31 +463,12 @@ const struct mk_cmd mk_cmd_attn_stats = {
 "Means are cell-weighted: all samples' real rows (or cells) are pooled, so a\n"
 "sample of length N_i weighs N_i rows, not 1.  A layer's 'mean' row is the\n"
 "plain mean over its heads.  A mean over no cells is NaN (empty in CSV, null\n"
-"in JSON).  Sums are in double and do not depend on the number of threads.\n"
-"\n"
-"options:\n"
-"      --dataset PATH     the probabilities (default: the first of 'masks',\n"
-"                         'mask', 'attentions', 'attention' and 'probs', else\n"
-"                         the only dataset of rank 2 to 5 besides the lengths)\n"
-"      --lengths PATH     the lengths dataset [samples] in FILE (default\n"
-"                         'lengths' when present; '' for none: all N long)\n"
-"      --axes AXES        the leading axes in order, from 's' samples, 'l'\n"
-"                         layers, 'h' heads (default by rank: slh, lh, h, none)\n"
-"      --csv              one CSV row per (layer, head): layer, head, diag, off,\n"
-"                         first, last, entropy, mass_min, mass_max\n"
-"      --json             everything, with the profiles of offsets -K..K per\n"
-"                         layer and head\n"
-"      --profile-csv FILE the profile over offsets -K..K: offset, count, the\n"
-"                         mean over heads of each layer, then each head\n"
-"      --plot FILE.png    gnuplot figure of each layer's mean profile over\n"
-"                         offsets -K..K (log scale when all values are > 0)\n"
-"      --max-offset K     offsets shown in --json, --profile-csv and --plot\n"
-"                         (default 32, at most N - 1)\n"
-"      --max-memory S     limit for one block and the sums (default 4G)\n"
-"      --progress         report progress on stderr (when it is a terminal, or\n"
-"                         under mpirun)\n"
-"      --mpi-io MODE      under mpirun: independent (default) or collective reads\n"
-"  -h, --help             this help\n"
+"in JSON).  Sums are in double and do not depend on the number of threads.\n",
+	.notes =
+"The probabilities are FILE.h5:/PATH's dataset, or --dataset's, else the\n"
+"first of 'masks', 'mask', 'attentions', 'attention' and 'probs', else the\n"
+"only dataset of rank 2 to 5 besides the lengths.  --csv FILE writes the CSV\n"
+"and still prints the table (or --json); --csv - prints the CSV instead.\n"
 "\n"
 "Under mpirun/srun (a build with MPI) the ranks share the (sample, layer)\n"
 "blocks; each block is summed from zero and rank 0 adds the blocks in order,\n"
@@ -465,7 +477,9 @@ const struct mk_cmd mk_cmd_attn_stats = {
 "Integer data (masks) are refused: attn-stats needs probabilities.  Negative,\n"
 "NaN or infinite values in a real cell are an error naming the cell.  Outputs\n"
 "are written to a temporary file and renamed, so a failure leaves an existing\n"
-"file intact.\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"file intact.\n",
+	.examples =
+"  maskkit attn-stats attn.h5 --png profile.png --profile-csv profile.csv\n"
+"  maskkit attn-stats attn.h5:/attentions --csv - --max-offset 8\n"
+"  mpirun -n 4 maskkit attn-stats attn.h5 --json --mpi-io collective\n",
 };

@@ -8,91 +8,100 @@
  */
 #include "config.h"
 #include <cJSON.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
 
-enum { AXIS_OPT_ROWS = 600, AXIS_OPT_COLS, AXIS_OPT_WITH, AXIS_OPT_LENFILE, AXIS_OPT_SAMPLE };
-
 typedef struct axis_cli {
-	cli_mask_opts m;
-	cli_data_opts d;   /* --lengths, --threshold, --by, --csv */
-	mk_axis_opts a;
-	const char *lengths_file;
-	int64_t sample;    /* -1: none */
-	bool json, threshold_given;
+	const char *rows, *cols, *local, *lengths, *lengths_file, *csv, *out;
+	double threshold;
+	uint64_t seed, max_memory;
+	int64_t sample;
+	int by; /* 'l', 'h' or 's' */
+	bool json, progress;
+	mk_axis_opts a; /* what the library gets, from the above */
 } axis_cli;
 
-static int axis_option(int opt, const char *arg, void *ctx)
+/* --lengths takes '' too (as none). */
+static int axis_opt_lengths(void *opts, const char *arg)
 {
-	axis_cli *c = ctx;
-
-	switch (opt) {
-	case AXIS_OPT_ROWS:
-		c->a.rows = arg;
-		return MK_OK;
-	case AXIS_OPT_COLS:
-		c->a.cols = arg;
-		return MK_OK;
-	case AXIS_OPT_WITH:
-		c->a.local = arg;
-		return MK_OK;
-	case AXIS_OPT_LENFILE:
-		c->lengths_file = arg;
-		return MK_OK;
-	case AXIS_OPT_SAMPLE:
-		return cli_i64(arg, "--sample", 0, INT64_MAX, &c->sample);
-	case CLI_OPT_JSON:
-		c->json = true;
-		return MK_OK;
-	default: {
-		int ret = cli_data_option(opt, arg, &c->d);
-		return ret < 0 ? ret : ret ? MK_OK : mk_error_set(MK_EINVAL, "unexpected option");
-	}
-	}
+	((axis_cli *)opts)->lengths = arg;
+	return MK_OK;
 }
 
-/* Returns -1 to go on with the file at argv[optind], else the exit code. */
-static int axis_parse(int argc, char **argv, axis_cli *c)
+static int axis_opt_by(void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"rows", required_argument, NULL, AXIS_OPT_ROWS},
-		{"cols", required_argument, NULL, AXIS_OPT_COLS},
-		{"with", required_argument, NULL, AXIS_OPT_WITH},
-		{"lengths", required_argument, NULL, CLI_OPT_LENGTHS},
-		{"lengths-file", required_argument, NULL, AXIS_OPT_LENFILE},
-		{"threshold", required_argument, NULL, CLI_OPT_THRESHOLD},
-		{"by", required_argument, NULL, CLI_OPT_BY},
-		{"csv", no_argument, NULL, CLI_OPT_CSV},
-		{"json", no_argument, NULL, CLI_OPT_JSON},
-		{"sample", required_argument, NULL, AXIS_OPT_SAMPLE},
-		{"output", required_argument, NULL, 'o'},
-		{"seed", required_argument, NULL, CLI_OPT_SEED},
-		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
-		{"progress", no_argument, NULL, CLI_OPT_PROGRESS},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	const struct mk_cmd *cmd = &mk_cmd_axis;
-	int ret = cli_parse(cmd, argc, argv, longopts, &c->m, axis_option, c);
+	if (strcmp(arg, "layer") && strcmp(arg, "head") && strcmp(arg, "sample"))
+		return mk_error_set(MK_EINVAL, "--by takes layer, head or sample, not '%s'", arg);
+	((axis_cli *)opts)->by = arg[0];
+	return MK_OK;
+}
 
-	if (ret >= 0)
-		return ret;
-	if (c->m.bind.n)
-		return cli_usage(cmd, "-n is not an option of axis (N comes from the file)");
-	if (optind >= argc)
-		return cli_usage(cmd, "missing FILE.h5");
-	if (argc - optind > 1)
-		return cli_usage(cmd, "one FILE.h5 at a time (got %d operands)", argc - optind);
-	if (c->json && c->d.csv)
-		return cli_usage(cmd, "give one of --json and --csv");
-	if (c->d.lengths && c->lengths_file)
-		return cli_usage(cmd, "give one of --lengths and --lengths-file");
-	if (!!c->m.out != (c->sample >= 0))
-		return cli_usage(cmd, c->m.out ? "-o needs --sample K (the sample whose masks to "
-				 "write)" : "--sample K is for -o MASKS.h5");
-	return -1;
+static const struct cli_opt axis_table[] = {
+	CLI_OPT_STRING("rows", 0, axis_cli, rows, "PATH",
+		       "the row indicators (default: 'rows', else 'row')"),
+	CLI_OPT_STRING("cols", 0, axis_cli, cols, "PATH",
+		       "the column indicators (default: 'cols', 'columns', else 'col')"),
+	CLI_OPT_CALL("lengths", 0, axis_opt_lengths, "PATH", NULL,
+		     "the lengths N_i [samples] in FILE.h5 (default: 'lengths' when present, else "
+		     "every sample is N long; 'none' ignores them)"),
+	CLI_OPT_STRING("lengths-file", 0, axis_cli, lengths_file, "SPEC",
+		       "lengths from another file: F.h5, F.h5:/path, F.npy or a text file of "
+		       "integers"),
+	CLI_OPT_DOUBLE("threshold", 0, axis_cli, threshold, "T", -INFINITY, INFINITY, 0, "0.5",
+		       "float indicators: important when >= T (integers and booleans: nonzero)"),
+	CLI_OPT_STRING("with", 0, axis_cli, local, "EXPR",
+		       "the local pattern (default local2, as the paper pairs them; 'none' for the "
+		       "axis part alone)"),
+	CLI_OPT_UINT("seed", 0, axis_cli, seed, "S", "0", "seed for random terms of EXPR without seed="),
+	CLI_OPT_CALL("by", 0, axis_opt_by, "G", "layer", "the table's groups: layer, head or sample"),
+	CLI_OPT_FLAG("json", 0, axis_cli, json,
+		     "machine-readable output (by_layer always; by_head or by_sample with --by)"),
+	CLI_OPT_FILE("csv", 0, axis_cli, csv, "FILE",
+		     "the groups as CSV ('-': standard output, instead of the table)"),
+	CLI_OPT_FILE("output", 'o', axis_cli, out, "F.h5",
+		     "also write sample K's masks B: uint8 [layers, heads, N_K, N_K] (heads 1 "
+		     "without a heads axis), which maskkit measure F.h5 reads layer by layer"),
+	CLI_OPT_INT("sample", 0, axis_cli, sample, "K", 0, (double)(INT64_C(1) << 62), NULL,
+		    "the sample written with -o (0-based)"),
+	CLI_OPT_SIZE("max-memory", 0, axis_cli, max_memory, "S", "4G",
+		     "limit for one sample's indicators"),
+	CLI_OPT_FLAG("progress", 0, axis_cli, progress,
+		     "report progress on stderr (the default, when it is a terminal)"),
+	CLI_OPT_END,
+};
+
+/* What holds once the options are read. */
+static int axis_check(const axis_cli *c, const cli_args *a)
+{
+	const struct mk_cmd *cmd = &mk_cmd_axis;
+	bool csv_out = c->csv && !strcmp(c->csv, "-");
+
+	/* first: `--csv --by head` (the old switch) takes --by as its file */
+	if (c->csv && c->csv[0] == '-' && c->csv[1])
+		return cli_usage_error(cmd, "--csv takes a file name, not '%s' ('-' for standard "
+				       "output; ./%s for a file so named)", c->csv, c->csv);
+	if (a->argc < 1)
+		return cli_usage_error(cmd, "missing FILE.h5");
+	if (a->argc > 1)
+		return cli_usage_error(cmd, "one FILE.h5 at a time (got %d operands)", a->argc);
+	if (a->argv[0][mk_tensor_file_len(a->argv[0])])
+		return cli_usage_error(cmd, "'%s': axis reads two datasets of FILE.h5; name them "
+				       "with --rows and --cols", a->argv[0]);
+	if (c->json && csv_out)
+		return cli_usage_error(cmd, "give one of --json and --csv - (both write to "
+				       "standard output)");
+	if (c->lengths && c->lengths_file)
+		return cli_usage_error(cmd, "give one of --lengths and --lengths-file");
+	if (!!c->out != cli_given(a, "sample"))
+		return cli_usage_error(cmd, c->out ? "-o needs --sample K (the sample whose masks "
+				       "to write)" : "--sample K is for -o MASKS.h5");
+	if (c->csv && !csv_out && c->out && !strcmp(c->csv, c->out))
+		return cli_usage_error(cmd, "--csv and -o name the same file '%s'", c->csv);
+	return MK_OK;
 }
 
 static void axis_progress(int64_t done, int64_t total, void *arg)
@@ -121,7 +130,7 @@ static void axis_print_head(const char *file, const axis_cli *c, const mk_axis_r
 
 	axis_shape(r, shape, sizeof shape);
 	printf("file         %s\n", file);
-	printf("indicators   rows %s, cols %s (%s; %s)\n", r->rows_name, r->cols_name, r->dtype,
+	printf("indicators   rows %s, cols %s (%s; %s)\n", r->rows_name, r->cols_name, mk_dtype_name(r->dtype),
 	       shape);
 	if (r->is_float)
 		printf("important    p >= %g\n", c->a.threshold);
@@ -136,43 +145,56 @@ static void axis_print_head(const char *file, const axis_cli *c, const mk_axis_r
 	       r->all.rows_pct, r->all.cols_pct);
 }
 
-/* One table or CSV line: the group's labels are already printed. */
-static void axis_stat_line(const mk_axis_stat *s, bool csv)
+/* One table or CSV line: the group's labels are already written. */
+static void axis_stat_line(FILE *f, const mk_axis_stat *s, bool csv)
 {
 	if (csv)
-		printf(",%.9g,%.9g,%.12g,%.12g,%.12g\n", s->rows_pct, s->cols_pct, s->rho,
-		       s->rho_axis, s->rho_local);
+		fprintf(f, ",%.9g,%.9g,%.12g,%.12g,%.12g\n", s->rows_pct, s->cols_pct, s->rho,
+			s->rho_axis, s->rho_local);
 	else
-		printf(" %8.2f %8.2f %10.6f %10.6f %10.6f\n", s->rows_pct, s->cols_pct, s->rho,
-		       s->rho_axis, s->rho_local);
+		fprintf(f, " %8.2f %8.2f %10.6f %10.6f %10.6f\n", s->rows_pct, s->cols_pct, s->rho,
+			s->rho_axis, s->rho_local);
 }
 
-static void axis_print_groups(const mk_axis_result *r, char by, bool csv)
+static void axis_print_groups(FILE *f, const mk_axis_result *r, int by, bool csv)
 {
 	static const char *const tail_csv = ",rows_pct,cols_pct,rho,rho_axis,rho_local\n";
 	static const char *const tail = "   rows %   cols %        rho  axis only local only\n";
 
 	if (by == 'h') {
-		printf(csv ? "layer,head%s" : "layer  head%s", csv ? tail_csv : tail);
+		fprintf(f, csv ? "layer,head%s" : "layer  head%s", csv ? tail_csv : tail);
 		for (int64_t b = 0; b < r->layers * r->heads; b++) {
-			printf(csv ? "%" PRId64 ",%" PRId64 : "%5" PRId64 " %5" PRId64, b / r->heads,
-			       b % r->heads);
-			axis_stat_line(&r->by_head[b], csv);
+			fprintf(f, csv ? "%" PRId64 ",%" PRId64 : "%5" PRId64 " %5" PRId64,
+				b / r->heads, b % r->heads);
+			axis_stat_line(f, &r->by_head[b], csv);
 		}
 	} else if (by == 's') {
-		printf(csv ? "sample,length%s" : "sample  length%s", csv ? tail_csv : tail);
+		fprintf(f, csv ? "sample,length%s" : "sample  length%s", csv ? tail_csv : tail);
 		for (int64_t k = 0; k < r->samples; k++) {
-			printf(csv ? "%" PRId64 ",%" PRId64 : "%6" PRId64 " %7" PRId64, k,
-			       r->lengths[k]);
-			axis_stat_line(&r->by_sample[k], csv);
+			fprintf(f, csv ? "%" PRId64 ",%" PRId64 : "%6" PRId64 " %7" PRId64, k,
+				r->lengths[k]);
+			axis_stat_line(f, &r->by_sample[k], csv);
 		}
 	} else {
-		printf(csv ? "layer%s" : "layer%s", csv ? tail_csv : tail);
+		fprintf(f, "layer%s", csv ? tail_csv : tail);
 		for (int64_t l = 0; l < r->layers; l++) {
-			printf(csv ? "%" PRId64 : "%5" PRId64, l);
-			axis_stat_line(&r->by_layer[l], csv);
+			fprintf(f, csv ? "%" PRId64 : "%5" PRId64, l);
+			axis_stat_line(f, &r->by_layer[l], csv);
 		}
 	}
+}
+
+typedef struct axis_csv_arg {
+	const mk_axis_result *r;
+	int by;
+} axis_csv_arg;
+
+/* --csv FILE, through mk_write_atomic. */
+static int axis_write_csv(void *file, void *arg)
+{
+	const axis_csv_arg *x = arg;
+	axis_print_groups(file, x->r, x->by, true);
+	return ferror((FILE *)file) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
 }
 
 static void axis_json_stat(cJSON *o, const mk_axis_stat *s)
@@ -212,7 +234,7 @@ static cJSON *axis_json(const char *file, const axis_cli *c, const mk_axis_resul
 	cJSON_AddStringToObject(o, "file", file);
 	cJSON_AddStringToObject(o, "rows_dataset", r->rows_name);
 	cJSON_AddStringToObject(o, "cols_dataset", r->cols_name);
-	cJSON_AddStringToObject(o, "dtype", r->dtype);
+	cJSON_AddStringToObject(o, "dtype", mk_dtype_name(r->dtype));
 	if (*r->lengths_name || c->lengths_file)
 		cJSON_AddStringToObject(o, "lengths_from", *r->lengths_name ? r->lengths_name
 					: c->lengths_file);
@@ -234,24 +256,30 @@ static cJSON *axis_json(const char *file, const axis_cli *c, const mk_axis_resul
 	axis_json_stat(o, &r->all);
 	axis_json_groups(o, "by_layer", r->by_layer, r->layers, (const char *[]){"layer", NULL},
 			 1, NULL);
-	if (c->d.by == 'h')
+	if (c->by == 'h')
 		axis_json_groups(o, "by_head", r->by_head, r->layers * r->heads,
 				 (const char *[]){"layer", "head"}, r->heads, NULL);
-	if (c->d.by == 's')
+	if (c->by == 's')
 		axis_json_groups(o, "by_sample", r->by_sample, r->samples,
 				 (const char *[]){"sample", NULL}, 1, r->lengths);
 	return o;
 }
 
+/* --csv FILE, then the report on stdout (the table, --json or --csv -). */
 static int axis_emit(const char *file, const axis_cli *c, const mk_axis_result *r)
 {
-	if (!c->json) {
-		if (!c->d.csv)
-			axis_print_head(file, c, r);
-		axis_print_groups(r, c->d.by, c->d.csv);
-		return MK_OK;
-	}
-	return cli_json_out(axis_json(file, c, r));
+	bool csv_out = c->csv && !strcmp(c->csv, "-");
+	int ret;
+
+	if (c->csv && !csv_out &&
+	    (ret = mk_write_atomic(c->csv, axis_write_csv, &(axis_csv_arg){.r = r, .by = c->by})))
+		return ret;
+	if (c->json)
+		return cli_json_out(axis_json(file, c, r));
+	if (!csv_out)
+		axis_print_head(file, c, r);
+	axis_print_groups(stdout, r, c->by, csv_out);
+	return MK_OK;
 }
 
 /* ---- running ---------------------------------------------------------------- */
@@ -260,13 +288,20 @@ static int axis_options(axis_cli *c)
 {
 	mk_axis_opts *a = &c->a;
 
-	a->lengths = c->d.lengths && !strcmp(c->d.lengths, "none") ? "" : c->d.lengths;
-	if (c->d.keep.rule == MK_KEEP_THRESHOLD)
-		a->threshold = c->d.keep.value;
-	a->seed = c->m.bind.seed;
-	a->max_memory = c->m.bind.max_memory;
-	a->by_sample = c->d.by == 's';
-	a->progress = c->m.progress && isatty(STDERR_FILENO) ? axis_progress : NULL;
+	mk_axis_opts_init(a);
+	if (c->rows)
+		a->rows = c->rows;
+	if (c->cols)
+		a->cols = c->cols;
+	if (c->local)
+		a->local = c->local;
+	a->lengths = c->lengths && !strcmp(c->lengths, "none") ? "" : c->lengths;
+	a->threshold = c->threshold;
+	a->seed = c->seed;
+	a->max_memory = c->max_memory;
+	a->by_sample = c->by == 's';
+	/* on a terminal only (--progress is its default there): never into a log */
+	a->progress = isatty(STDERR_FILENO) ? axis_progress : NULL;
 	if (c->lengths_file) {
 		int64_t *len = NULL, count = 0;
 		int ret = mk_lengths_read(c->lengths_file, 0, &len, &count);
@@ -278,42 +313,41 @@ static int axis_options(axis_cli *c)
 	return MK_OK;
 }
 
-static int axis_run(int argc, char **argv)
+static int axis_exec(void *opts, const cli_args *args)
 {
-	axis_cli c = {.sample = -1};
+	axis_cli *c = opts;
 	mk_axis_result r = {0};
 	const char *file;
 	int ret;
 
-	cli_mask_defaults(&c.m);
-	mk_axis_opts_init(&c.a);
-	if ((ret = axis_parse(argc, argv, &c)) >= 0)
+	if ((ret = axis_check(c, args)))
 		return ret;
-	file = argv[optind];
-	if (c.d.keep.rule == MK_KEEP_TOP_P)
-		return cli_usage(&mk_cmd_axis, "--top-p is not an option of axis");
-	/* the masks are written before anything is printed, so a failure
-	 * leaves one error line and no report */
-	if ((c.m.out && (ret = cli_check_output_dir(c.m.out))) || (ret = axis_options(&c)) ||
-	    (ret = mk_axis_measure(file, &c.a, &r)) ||
-	    (c.m.out && (ret = mk_axis_write(file, &c.a, c.sample, c.m.out))) ||
-	    (ret = axis_emit(file, &c, &r)))
-		ret = cli_fail(ret);
-	mk_axis_result_free(&r);
-	free((int64_t *)c.a.given);
+	file = args->argv[0];
+	/* the masks and the CSV file are written before anything is printed, so a
+	 * failure leaves one error line and no report */
+	if (c->out && (ret = cli_check_output_dir(c->out)))
+		return ret;
+	if (c->csv && strcmp(c->csv, "-") && (ret = cli_check_output_dir(c->csv)))
+		return ret;
+	if (!(ret = axis_options(c)) && !(ret = mk_axis_measure(file, &c->a, &r)) &&
+	    !(c->out && (ret = mk_axis_write(file, &c->a, c->sample, c->out))))
+		ret = axis_emit(file, c, &r);
+	mk_axis_result_release(&r);
+	free((int64_t *)c->a.given);
 	return ret;
 }
 
 const struct mk_cmd mk_cmd_axis = {
 	.name = "axis",
 	.summary = "adaptive axis masks (AAA): Eq. 9 sparsity and important tokens per layer",
-	.run = axis_run,
-	.usage =
-"usage: maskkit axis FILE.h5 [--rows PATH] [--cols PATH] [--lengths PATH |\n"
-"                    --lengths-file SPEC] [--threshold T] [--with EXPR]\n"
-"                    [--by layer|head|sample] [--json | --csv]\n"
-"                    [-o MASKS.h5 --sample K]\n"
-"\n"
+	.synopsis = "FILE.h5 [--rows PATH] [--cols PATH] [--lengths PATH |\n"
+		    " --lengths-file SPEC] [--threshold T] [--with EXPR]\n"
+		    " [--by layer|head|sample] [--json] [--csv FILE]\n"
+		    " [-o MASKS.h5 --sample K]",
+	.opts = axis_table,
+	.opts_size = sizeof(axis_cli),
+	.exec = axis_exec,
+	.description =
 "The learned pattern of Adaptive Axis Attention.  FILE.h5 holds row and\n"
 "column importance indicators I^r, I^c of shape [samples, layers, N]\n"
 "([samples, N] is one layer; [samples, layers, heads, N] has heads), as\n"
@@ -325,33 +359,13 @@ const struct mk_cmd mk_cmd_axis = {
 "Eq. 9, rho = mean over samples, layers and heads of 1 - |B|/N_i^2, the\n"
 "same for the axis part and the local pattern alone, and per layer the\n"
 "percentage of real tokens that are row-wise and column-wise important\n"
-"(the paper's Table 6).  The indicators are read one sample at a time.\n"
-"\n"
-"options:\n"
-"      --rows PATH       the row indicators (default: 'rows', else 'row')\n"
-"      --cols PATH       the column indicators (default: 'cols', 'columns',\n"
-"                        else 'col')\n"
-"      --lengths PATH    the lengths N_i [samples] in FILE.h5 (default:\n"
-"                        'lengths' when present, else every sample is N\n"
-"                        long; 'none' ignores them)\n"
-"      --lengths-file SPEC  lengths from another file: F.h5, F.h5:/path,\n"
-"                        F.npy or a text file of integers\n"
-"      --threshold T     float indicators: important when >= T (default 0.5;\n"
-"                        integers and booleans: nonzero)\n"
-"      --with EXPR       the local pattern (default local2, as the paper pairs\n"
-"                        them; 'none' for the axis part alone)\n"
-"      --seed S          seed for random terms of EXPR without seed=\n"
-"      --by G            the table's groups: layer (default), head or sample\n"
-"      --json            machine-readable output (by_layer always; by_head or\n"
-"                        by_sample with --by)\n"
-"      --csv             the groups as CSV\n"
-"  -o, --output F.h5     also write sample K's masks B: uint8 [layers, heads,\n"
-"                        N_K, N_K] (heads 1 without a heads axis), which\n"
-"                        maskkit measure F.h5 reads layer by layer\n"
-"      --sample K        the sample written with -o (0-based)\n"
-"      --max-memory S    limit for one sample's indicators (default 4G)\n"
-"      --progress        report progress on stderr\n"
-"  -h, --help            this help\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"(the paper's Table 6).  The indicators are read one sample at a time.\n",
+	.notes =
+"--csv FILE writes the groups as CSV and still prints the table (or --json);\n"
+"--csv - prints the CSV instead of the table.  Files are written to a\n"
+"temporary name and renamed, so a failure leaves an existing file intact.\n",
+	.examples =
+"  maskkit axis attn.h5 --by head\n"
+"  maskkit axis attn.h5 --with none --by sample --csv -\n"
+"  maskkit axis attn.h5 -o masks.h5 --sample 0 --json\n",
 };

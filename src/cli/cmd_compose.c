@@ -5,34 +5,41 @@
  * masks are written as one HDF5 stack.
  */
 #include "config.h"
-#include <getopt.h>
-#include <string.h>
 #include "cli.h"
 
-enum { COMPOSE_OPT_HEADS = 512 };
-
-struct compose_opts {
+typedef struct compose_opts {
+	cli_mask_opts m; /* first: cli_mask_opt_n and cli_mask_opt_format need it */
 	int op;
 	const char *heads; /* --heads-file */
-};
+} compose_opts;
 
-static int compose_option(int opt, const char *s, void *ctx)
-{
-	struct compose_opts *c = ctx;
-	if (opt == COMPOSE_OPT_HEADS) {
-		c->heads = s;
-		return MK_OK;
-	}
-	if (!strcmp(s, "or"))
-		c->op = MK_OP_OR;
-	else if (!strcmp(s, "and"))
-		c->op = MK_OP_AND;
-	else if (!strcmp(s, "minus") || !strcmp(s, "andnot"))
-		c->op = MK_OP_ANDNOT;
-	else
-		return mk_error_set(MK_EINVAL, "unknown --op '%s' (use or, and or minus)", s);
-	return MK_OK;
-}
+/* "andnot": another name of minus */
+static const char *const compose_ops[] = {"or", "and", "minus", "andnot", NULL};
+static const int compose_op_values[] = {MK_OP_OR, MK_OP_AND, MK_OP_ANDNOT, MK_OP_ANDNOT};
+
+static const struct cli_opt compose_table[] = {
+	CLI_OPT_ENUM("op", 0, compose_opts, op, "OP", compose_ops, compose_op_values, "or",
+		     "or, and, minus (AND-NOT: M1 without M2 ...)"),
+	CLI_OPT_FILE("heads-file", 0, compose_opts, heads, "H",
+		     "one mask per head: head k's mask is ((H_k op MASK1) op MASK2) ..., where "
+		     "H_k is its expression in H (see below)"),
+	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
+		     "sequence length for expression operands"),
+	CLI_OPT_UINT("seed", 0, compose_opts, m.bind.seed, "S", "0",
+		     "seed for random terms without seed="),
+	CLI_OPT_FILE("output", 'o', compose_opts, m.out, "FILE", "write to FILE (atomically)"),
+	CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL,
+		     "txt, json, png, h5, npy or blocks (default: from FILE's extension)"),
+	CLI_OPT_INT("block", 0, compose_opts, m.block, "B", 1, MK_N_MAX, "128",
+		    "block size of the blocks format"),
+	CLI_OPT_FLAG("json", 0, compose_opts, m.json,
+		     "print the result's summary as JSON (as 'maskkit gen --json' does) instead "
+		     "of the mask"),
+	CLI_OPT_SIZE("max-memory", 0, compose_opts, m.bind.max_memory, "S", "4G",
+		     "limit for materialised data"),
+	CLI_OPT_FLAG("progress", 0, compose_opts, m.progress, "report progress on stderr"),
+	CLI_OPT_END,
+};
 
 /* Joins the operands left to right: ((a op b) op c) ... */
 static int compose_build(int op, char **args, int nargs, mk_expr **out)
@@ -54,28 +61,21 @@ static int compose_build(int op, char **args, int nargs, mk_expr **out)
 	return MK_OK;
 }
 
-static int compose_run(int argc, char **argv)
+static int compose_exec(void *opts, const cli_args *a)
 {
-	static const struct option longopts[] = {
-		CLI_MASK_LONGOPTS, {"op", required_argument, NULL, CLI_OPT_OP},
-		{"heads-file", required_argument, NULL, COMPOSE_OPT_HEADS}, {NULL, 0, NULL, 0}};
-	struct compose_opts c = {.op = MK_OP_OR};
-	cli_mask_opts o;
+	compose_opts *o = opts;
 	mk_expr *e = NULL;
 	int ret;
-	cli_mask_defaults(&o);
-	if ((ret = cli_parse(&mk_cmd_compose, argc, argv, longopts, &o, compose_option, &c)) >= 0)
+
+	if ((ret = cli_mask_check(&mk_cmd_compose, &o->m)))
 		return ret;
-	if (c.heads)
-		return cli_heads_emit(c.heads, c.op, argv + optind, argc - optind, &o);
-	if (argc - optind < 1)
-		return cli_usage(&mk_cmd_compose, "give at least one mask");
-	if ((ret = compose_build(c.op, argv + optind, argc - optind, &e)) ||
-	    (ret = mk_expr_bind(e, &o.bind))) {
-		mk_expr_free(e);
-		return cli_fail(ret);
-	}
-	ret = cli_emit(e, &o);
+	if (o->heads)
+		return cli_heads_emit(o->heads, o->op, a->argv, a->argc, &o->m);
+	if (a->argc < 1)
+		return cli_usage_error(&mk_cmd_compose, "give at least one mask");
+	if ((ret = compose_build(o->op, a->argv, a->argc, &e)) == MK_OK &&
+	    (ret = mk_expr_bind(e, &o->m.bind)) == MK_OK)
+		ret = cli_emit(e, &o->m);
 	mk_expr_free(e);
 	return ret;
 }
@@ -83,31 +83,25 @@ static int compose_run(int argc, char **argv)
 const struct mk_cmd mk_cmd_compose = {
 	.name = "compose",
 	.summary = "combine masks with OR, AND or AND-NOT",
-	.run = compose_run,
-	.usage =
-"usage: maskkit compose MASK... [--op or|and|minus] [-o FILE] [options]\n"
-"       maskkit compose --heads-file H.json [MASK...] [--op OP] [-o FILE.h5]\n"
-"\n"
+	.synopsis = "MASK... [--op or|and|minus] [-o FILE] [options]\n"
+		    "--heads-file H.json [MASK...] [--op OP] [-o FILE.h5]",
+	.opts = compose_table,
+	.opts_size = sizeof(compose_opts),
+	.init = cli_mask_init,
+	.exec = compose_exec,
+	.description =
 "Combines the masks left to right: ((M1 op M2) op M3) ...  Each MASK is a\n"
 "mask file (.json .h5 .npy .txt, or any existing file) or an expression as in\n"
 "'maskkit gen'.  All masks must have the same n; expressions take n from\n"
-"--n or from the files.  The result is written as 'maskkit gen' writes it.\n"
-"\n"
-"options:\n"
-"      --op OP          or (default), and, minus (AND-NOT: M1 without M2 ...)\n"
-"      --heads-file H   one mask per head: head k's mask is\n"
-"                       ((H_k op MASK1) op MASK2) ..., where H_k is its\n"
-"                       expression in H, written as 'maskkit gen --heads-file'\n"
-"                       writes them (see 'maskkit gen --help'); e.g.\n"
-"                       --heads-file H.json causal --op and: every head causal\n"
-"  -n, --n N            sequence length for expression operands\n"
-"      --seed S         seed for random terms without seed= (default 0)\n"
-"  -o, --output FILE    write to FILE (atomically)\n"
-"      --format F       txt, json, png, h5, npy or blocks\n"
-"      --block B        block size of the blocks format (default 128)\n"
-"      --max-memory S   limit for materialised data (default 4G)\n"
-"      --progress       report progress on stderr\n"
-"  -h, --help           this help\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"--n or from the files.  The result is written as 'maskkit gen' writes it,\n"
+"and --json describes it as 'maskkit gen --json' does.\n",
+	.notes =
+"--heads-file H: head k's mask is ((H_k op MASK1) op MASK2) ..., where H_k is\n"
+"its expression in H, written as 'maskkit gen --heads-file' writes them (see\n"
+"'maskkit gen --help'); e.g. --heads-file H.json causal --op and: every head\n"
+"causal.  --op andnot is another name of minus.\n",
+	.examples =
+"  maskkit compose 'local(w=3)' global1 --n 16\n"
+"  maskkit compose bigbird causal --op and --n 1024 -o causal_bigbird.npy --json\n"
+"  maskkit compose --heads-file heads.json causal --op and --n 512 -o stack.h5\n",
 };

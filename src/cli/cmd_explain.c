@@ -1,8 +1,8 @@
 /*
  * maskkit explain: the "explaining away" statistics of softmax against
  * doubly-normalised attention (Ding et al.), on real or random Q/K, and the
- * paper's toy models (--toy, cmd_explain_toy.c).  The outputs are in
- * cmd_explain_out.c.
+ * paper's toy models (--toy, cmd_explain_toy.c).  One option table serves
+ * both modes; the outputs are in cmd_explain_out.c.
  */
 #include "config.h"
 #include <inttypes.h>
@@ -15,24 +15,8 @@
 #include "cmd_explain.h"
 #include "cmd_explain_out.h"
 
-#define EXPLAIN_DEFAULT_NORMS "softmax,dnas"
-
-enum {
-	EX_OPT_RANDOM = 400, EX_OPT_Q, EX_OPT_K, EX_OPT_HEADS, EX_OPT_LINEAR, EX_OPT_MASK,
-	EX_OPT_NORM, EX_OPT_EPS, EX_OPT_TRACE, EX_OPT_BINS, EX_OPT_PNG, EX_OPT_CSV,
-	EX_OPT_HISTCSV
-};
-
-static bool explain_wants_toy(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return false;
-		if (!strcmp(argv[i], "--toy") || !strncmp(argv[i], "--toy=", 6))
-			return true;
-	}
-	return false;
-}
+#define EX_STR_(x) #x
+#define EX_STR(x) EX_STR_(x)
 
 /* "softmax,dnas,hnas:0.5": each through mk_norm_parse. */
 static int explain_norms(const char *list, mk_norm *out, size_t *count)
@@ -95,127 +79,213 @@ bad:
 			    spec);
 }
 
-static int explain_double(const char *s, const char *opt, double *out)
+static int explain_opt_random(void *opts, const char *arg)
 {
-	char *end;
-	*out = strtod(s, &end);
-	if (end == s || *end || !isfinite(*out))
-		return mk_error_set(MK_EINVAL, "%s '%s' is not a number", opt, s);
+	ex_opts *o = opts;
+	o->random = arg;
+	return explain_random_spec(arg, o);
+}
+
+static int explain_opt_linear(void *opts, const char *arg)
+{
+	if (strcmp(arg, "torch") && strcmp(arg, "tf"))
+		return mk_error_set(MK_EINVAL, "--linear must be torch or tf, got '%s'", arg);
+	((ex_opts *)opts)->tf = !strcmp(arg, "tf");
 	return MK_OK;
 }
 
-static int explain_option(int opt, const char *arg, void *ctx)
+static int explain_opt_eps(void *opts, const char *arg)
 {
-	ex_opts *o = ctx;
-	int64_t v;
-	int ret;
+	double *eps = &((ex_opts *)opts)->run.eps;
+	char *end;
 
-	switch (opt) {
-	case EX_OPT_RANDOM: o->random = arg; return explain_random_spec(arg, o);
-	case EX_OPT_Q: o->qspec = arg; return MK_OK;
-	case EX_OPT_K: o->kspec = arg; return MK_OK;
-	case EX_OPT_HEADS:
-		return cli_i64(arg, "--heads", 1, 1 << 16, &o->heads);
-	case EX_OPT_LINEAR:
-		if (strcmp(arg, "torch") && strcmp(arg, "tf"))
-			return mk_error_set(MK_EINVAL, "--linear must be torch or tf, got '%s'", arg);
-		o->tf = !strcmp(arg, "tf");
-		o->linear = true;
-		return MK_OK;
-	case EX_OPT_MASK: o->mask = arg; return MK_OK;
-	case EX_OPT_NORM: o->norm_arg = arg; return MK_OK;
-	case EX_OPT_EPS:
-		if ((ret = explain_double(arg, "--eps", &o->run.eps)))
-			return ret;
-		if (!(o->run.eps > 0 && o->run.eps <= 1))
-			return mk_error_set(MK_EINVAL, "--eps must be in (0, 1], got %s", arg);
-		return MK_OK;
-	case EX_OPT_TRACE:
-		if ((ret = cli_i64(arg, "--sinkhorn-trace", 1, 1000, &v)))
-			return ret;
-		o->run.trace = (int)v;
-		return MK_OK;
-	case EX_OPT_BINS:
-		if ((ret = cli_i64(arg, "--bins", 1, MK_EXPLAIN_BINS_MAX, &v)))
-			return ret;
-		o->run.bins = (int)v;
-		return MK_OK;
-	case EX_OPT_PNG: o->png = arg; return MK_OK;
-	case EX_OPT_CSV: o->csv = arg; return MK_OK;
-	case EX_OPT_HISTCSV: o->hist_csv = arg; return MK_OK;
-	case CLI_OPT_JSON: o->json = true; return MK_OK;
-	case CLI_OPT_TILE: return cli_i64(arg, "--tile", 1, 4096, &o->tile);
-	default: return mk_error_set(MK_EINVAL, "unexpected option");
+	*eps = strtod(arg, &end);
+	if (end == arg || *end || !isfinite(*eps))
+		return mk_error_set(MK_EINVAL, "--eps '%s' is not a number", arg);
+	if (!(*eps > 0 && *eps <= 1))
+		return mk_error_set(MK_EINVAL, "--eps must be in (0, 1], got %s", arg);
+	return MK_OK;
+}
+
+static int explain_opt_score(void *opts, const char *arg)
+{
+	mk_toy_score score;
+	int ret = mk_toy_score_parse(arg, &score);
+
+	((ex_opts *)opts)->toy.score = (int)score;
+	return ret;
+}
+
+/* Every option of both modes: INPUT's (--random to --progress), both's
+ * (--json to --seed), then the toys' (--toy to --sizes); explain_modes
+ * refuses an option of the other mode. */
+static const struct cli_opt ex_table[] = {
+	CLI_OPT_CALL("random", 0, explain_opt_random, "S,d[,scale]", NULL,
+		     "Gaussian Q and K, entries N(0, scale^2) (scale 1), picked by --seed"),
+	CLI_OPT_STRING("q", 0, ex_opts, qspec, "Q",
+		       "Q from a tensor file (.npy, .h5, .h5:/path), with --k"),
+	CLI_OPT_STRING("k", 0, ex_opts, kspec, "K", "K from a tensor file, with --q"),
+	CLI_OPT_INT("heads", 0, ex_opts, heads, "H", 1, 1 << 16, NULL,
+		    "heads of x/wq/wk (needed there); heads of --random (default 1)"),
+	CLI_OPT_CALL("linear", 0, explain_opt_linear, "torch|tf", "torch",
+		     "wq/wk stored [heads*d, D] as PyTorch's Linear or [D, heads*d] as Keras"),
+	CLI_OPT_STRING("mask", 0, ex_opts, mask, "EXPR",
+		       "restrict every normalisation to the mask's entries (an expression or "
+		       "mask file, bound at S)"),
+	{.name = "norm", .type = CLI_STRING, .off = offsetof(ex_opts, norm_arg), .meta = "LIST",
+	 .def = "softmax,dnas", .help = "normalisations, comma-separated: softmax (unas), dnas, "
+	 "hnas:U (U dnas + (1 - U) softmax, U in [0, 1]), sinkhorn:K (K >= 1 rounds)"},
+	CLI_OPT_CALL("eps", 0, explain_opt_eps, "E", "1e-8", "explained away below E, in (0, 1]"),
+	CLI_OPT_INT("sinkhorn-trace", 0, ex_opts, trace, "K", 1, 1000, NULL,
+		    "also run K Sinkhorn rounds and print the row and column residuals "
+		    "max |sum - 1| after each"),
+	CLI_OPT_INT("bins", 0, ex_opts, bins, "B", 1, MK_EXPLAIN_BINS_MAX, "60", "histogram bins"),
+	CLI_OPT_FILE("hist-csv", 0, ex_opts, hist_csv, "FILE",
+		     "the histogram of log10 column sums (all heads)"),
+	CLI_OPT_INT("tile", 0, ex_opts, tile, "T", 1, 4096, "64", "tile of the mask's layout"),
+	CLI_OPT_SIZE("max-memory", 0, ex_opts, m.bind.max_memory, "SIZE", "4G",
+		     "limit for the tensors"),
+	CLI_OPT_FLAG("progress", 0, ex_opts, m.progress,
+		     "progress on stderr (default when it is a terminal)"),
+	CLI_OPT_FLAG("json", 0, ex_opts, json, "everything as JSON on stdout, not the table"),
+	CLI_OPT_FILE("csv", 0, ex_opts, csv, "FILE",
+		     "per normalisation and head: keys, explained away, log10 column sum "
+		     "quartiles, smallest sum vs 1/S (toys: see below; '-': standard output, "
+		     "not the table)"),
+	CLI_OPT_FILE("png", 0, ex_opts, png, "FILE",
+		     "the histogram of log10 column sums, one curve per normalisation (gnuplot; "
+		     "the paper's Fig. 1); toys: see below"),
+	CLI_OPT_FILE("output", 'o', ex_opts, m.out, "FILE",
+		     "the log10 column sums [norms, heads, S], float32 (.h5 or .npy; -inf for a "
+		     "key no query may attend to); toys: PREFIX"),
+	CLI_OPT_UINT("seed", 0, ex_opts, m.bind.seed, "N",
+		     NULL, "seed of --random and of --mask's random terms (default 0); toy "
+		     "collapse: the points' (default " EX_STR(MK_TOY_COLLAPSE_SEED) ")"),
+	CLI_OPT_CALL("toy", 0, explain_opt_toy, "NAME", NULL,
+		     "run a toy model instead: collapse or distance"),
+	CLI_OPT_CALL("score", 0, explain_opt_score, "dot|dist", "dot",
+		     "toys: s_ij = x_i . x_j (dot: a Transformer's scores, unscaled) or "
+		     "-|x_i - x_j|^2 / 2 (dist: a Gaussian kernel)"),
+	CLI_OPT_INT("steps", 0, ex_opts, toy.steps, "N", 0, MK_TOY_COLLAPSE_STEPS_MAX, "4",
+		    "toy collapse: attention steps, 0 to 1000"),
+	CLI_OPT_CALL("sd", 0, explain_opt_sd, "S", "0.1",
+		     "toy collapse: each coordinate's standard deviation, 0 to 100 (covariance "
+		     "0.1 I is --sd 0.316)"),
+	CLI_OPT_CALL("a", 0, explain_opt_a, "LIST", "0.25,0.5,0.75,1",
+		     "toy distance: half distances, at most 32"),
+	CLI_OPT_CALL("r", 0, explain_opt_r, "MIN..MAX[:POINTS]", "0.01..100:201",
+		     "toy distance: the curves' ratios, spaced evenly in log r"),
+	CLI_OPT_CALL("sizes", 0, explain_opt_sizes, "LIST", "1,2,5,10,20,50,100",
+		     "toy distance: the check's cluster sizes, 1 to 1000 each"),
+	CLI_OPT_END,
+};
+
+/* Which options belong to one mode only (the others: to both). */
+static const char *const ex_input_only[] = {
+	"random", "q", "k", "heads", "linear", "mask", "norm", "eps", "sinkhorn-trace", "bins",
+	"hist-csv", "tile", "max-memory", "progress", NULL};
+static const char *const ex_toy_only[] = {"score", "steps", "sd", "a", "r", "sizes", NULL};
+static const char *const ex_collapse_only[] = {"steps", "sd", "seed", NULL};
+static const char *const ex_distance_only[] = {"a", "r", "sizes", NULL};
+
+static bool explain_in(const char *name, const char *const *names)
+{
+	for (int k = 0; names[k]; k++)
+		if (!strcmp(names[k], name))
+			return true;
+	return false;
+}
+
+/* The first of names given, or NULL. */
+static const char *explain_first_given(const cli_args *a, const char *const *names)
+{
+	for (int k = 0; names[k]; k++)
+		if (cli_given(a, names[k]))
+			return names[k];
+	return NULL;
+}
+
+/* An option of the other mode (or of the other toy) is an error naming it. */
+static int explain_modes(const ex_opts *o, const cli_args *a)
+{
+	const struct mk_cmd *c = &mk_cmd_explain;
+	const char *name;
+
+	if (!o->toy.name) {
+		if (!(name = explain_first_given(a, ex_toy_only)))
+			return MK_OK;
+		return cli_usage_error(c, "--%s is an option of --toy%s", name,
+				       explain_in(name, ex_collapse_only) ? " collapse" :
+				       explain_in(name, ex_distance_only) ? " distance" : "");
 	}
+	if ((name = explain_first_given(a, ex_input_only)))
+		return cli_usage_error(c, "--%s is not an option of --toy (it is one of INPUT, "
+				       "--random and --q/--k)", name);
+	if (!strcmp(o->toy.name, "collapse") && (name = explain_first_given(a, ex_distance_only)))
+		return cli_usage_error(c, "--%s is an option of --toy distance", name);
+	if (!strcmp(o->toy.name, "distance") && (name = explain_first_given(a, ex_collapse_only)))
+		return cli_usage_error(c, "--%s is an option of --toy collapse", name);
+	return MK_OK;
+}
+
+int explain_check_csv(const char *csv, bool json)
+{
+	if (csv && csv[0] == '-' && csv[1])
+		return cli_usage_error(&mk_cmd_explain, "--csv takes a file name, not '%s' ('-' for "
+				       "standard output; ./%s for a file so named)", csv, csv);
+	if (csv && !csv[1] && csv[0] == '-' && json)
+		return cli_usage_error(&mk_cmd_explain, "give one of --csv - and --json (both write "
+				       "to standard output)");
+	return MK_OK;
 }
 
 /* Exactly one source; outputs that name one file twice refused. */
 static int explain_check_opts(const ex_opts *o, int nargs)
 {
+	const struct mk_cmd *c = &mk_cmd_explain;
 	int sources = (nargs > 0) + !!o->random + !!(o->qspec || o->kspec);
-	const char *outs[] = {o->png, o->csv, o->hist_csv, o->m.out};
+	const char *outs[] = {o->png, o->csv && strcmp(o->csv, "-") ? o->csv : NULL, o->hist_csv,
+			      o->m.out};
 
 	if (nargs > 1)
-		return cli_usage(&mk_cmd_explain, "one INPUT at most, got %d", nargs);
+		return cli_usage_error(c, "one INPUT at most, got %d", nargs);
 	if (sources != 1)
-		return cli_usage(&mk_cmd_explain, sources ? "give one of INPUT, --random or "
-				 "--q/--k, not several" : "give INPUT, --random S,d or --q Q --k K");
+		return cli_usage_error(c, sources ? "give one of INPUT, --random or --q/--k, not "
+				       "several" : "give INPUT, --random S,d or --q Q --k K");
 	if (!o->qspec != !o->kspec)
-		return cli_usage(&mk_cmd_explain, "--q and --k go together");
+		return cli_usage_error(c, "--q and --k go together");
 	if (o->linear && !nargs)
-		return cli_usage(&mk_cmd_explain, "--linear applies to an INPUT holding x, wq and wk");
+		return cli_usage_error(c, "--linear applies to an INPUT holding x, wq and wk");
 	for (size_t a = 0; a < 4; a++)
 		for (size_t b = a + 1; b < 4; b++)
 			if (outs[a] && outs[b] && !strcmp(outs[a], outs[b]))
-				return cli_usage(&mk_cmd_explain, "two outputs name the same file '%s'",
-						 outs[a]);
-	return -1;
+				return cli_usage_error(c, "two outputs name the same file '%s'", outs[a]);
+	return MK_OK;
 }
 
-static int explain_parse(int argc, char **argv, ex_opts *o)
+/* The checks of the INPUT mode, before any work. */
+static int explain_prepare(ex_opts *o, int nargs)
 {
-	static const struct option longopts[] = {
-		CLI_MASK_LONGOPTS,
-		{"random", required_argument, NULL, EX_OPT_RANDOM},
-		{"q", required_argument, NULL, EX_OPT_Q},
-		{"k", required_argument, NULL, EX_OPT_K},
-		{"heads", required_argument, NULL, EX_OPT_HEADS},
-		{"linear", required_argument, NULL, EX_OPT_LINEAR},
-		{"mask", required_argument, NULL, EX_OPT_MASK},
-		{"norm", required_argument, NULL, EX_OPT_NORM},
-		{"eps", required_argument, NULL, EX_OPT_EPS},
-		{"sinkhorn-trace", required_argument, NULL, EX_OPT_TRACE},
-		{"bins", required_argument, NULL, EX_OPT_BINS},
-		{"png", required_argument, NULL, EX_OPT_PNG},
-		{"csv", required_argument, NULL, EX_OPT_CSV},
-		{"hist-csv", required_argument, NULL, EX_OPT_HISTCSV},
-		{"json", no_argument, NULL, CLI_OPT_JSON},
-		{"tile", required_argument, NULL, CLI_OPT_TILE},
-		{NULL, 0, NULL, 0}};
-	int ret = cli_parse(&mk_cmd_explain, argc, argv, longopts, &o->m, explain_option, o);
-	const char *outs[] = {o->png, o->csv, o->hist_csv, o->m.out};
+	const char *outs[] = {o->png, o->csv && strcmp(o->csv, "-") ? o->csv : NULL, o->hist_csv};
 	char out_file[4096];
+	int ret;
 
-	if (ret >= 0)
+	if ((ret = explain_check_opts(o, nargs)) ||
+	    (ret = explain_norms(o->norm_arg, o->norms, &o->run.nnorms)))
 		return ret;
-	o->input = optind < argc ? argv[optind] : NULL;
-	if ((ret = explain_check_opts(o, argc - optind)) >= 0)
-		return ret;
-	if ((ret = explain_norms(o->norm_arg, o->norms, &o->run.nnorms)))
-		return cli_fail(ret);
 	if (o->m.out && mk_tensor_format(o->m.out) == MK_FMT_NONE)
-		return cli_usage(&mk_cmd_explain, "-o '%s': write .h5 or .npy", o->m.out);
+		return cli_usage_error(&mk_cmd_explain, "-o '%s': write .h5 or .npy", o->m.out);
 	for (size_t a = 0; a < 3; a++)
 		if (outs[a] && (ret = cli_check_output_dir(outs[a])))
-			return cli_fail(ret);
+			return ret;
 	/* the directory of FILE.h5 in FILE.h5:/dataset */
 	if (o->m.out && mk_tensor_file_len(o->m.out) < sizeof out_file) {
 		snprintf(out_file, sizeof out_file, "%.*s", (int)mk_tensor_file_len(o->m.out),
 			 o->m.out);
 		if ((ret = cli_check_output_dir(out_file)))
-			return cli_fail(ret);
+			return ret;
 	}
-	return -1;
+	return MK_OK;
 }
 
 static int explain_load(const ex_opts *o, mk_qk *qk)
@@ -303,37 +373,48 @@ static int explain_main(const ex_opts *o)
 	if (ret == MK_OK)
 		ret = explain_outputs(&j);
 cleanup:
-	mk_explain_free(&j.e);
+	mk_explain_release(&j.e);
 	mk_attn_layout_free(j.layout);
 	mk_mask_free(j.mask);
 	mk_expr_free(j.expr);
-	mk_qk_free(&j.qk);
+	mk_qk_release(&j.qk);
 	return ret;
 }
 
-static int explain_run(int argc, char **argv)
+static int explain_exec(void *opts, const cli_args *a)
 {
-	ex_opts o = {.norm_arg = EXPLAIN_DEFAULT_NORMS, .tile = 64,
-		     .run = {.eps = MK_EXPLAIN_EPS, .bins = 60}};
+	ex_opts *o = opts;
 	int ret;
 
-	if (explain_wants_toy(argc, argv))
-		return explain_toy_main(argc, argv);
-	cli_mask_defaults(&o.m);
-	if ((ret = explain_parse(argc, argv, &o)) >= 0)
+	if ((ret = explain_modes(o, a)) || (ret = explain_check_csv(o->csv, o->json)))
 		return ret;
-	ret = explain_main(&o);
-	return cli_finish(ret ? cli_fail(ret) : MK_EXIT_OK);
+	if (o->toy.name)
+		return explain_toy_exec(o, a, cli_given(a, "seed"));
+	o->linear = cli_given(a, "linear");
+	o->run.trace = (int)o->trace;
+	o->run.bins = (int)o->bins;
+	o->input = a->argc > 0 ? a->argv[0] : NULL;
+	if ((ret = explain_prepare(o, a->argc)))
+		return ret;
+	return explain_main(o);
 }
 
 const struct mk_cmd mk_cmd_explain = {
 	.name = "explain",
 	.summary = "explaining away: column sums of softmax vs doubly-normalised attention",
-	.usage =
-"usage: maskkit explain INPUT [options]\n"
-"       maskkit explain --random S,d[,scale] [--heads H] [--seed N] [options]\n"
-"       maskkit explain --q Q --k K [options]\n"
-"\n"
+	.synopsis = "INPUT [options]\n"
+		    "--random S,d[,scale] [--heads H] [--seed N] [options]\n"
+		    "--q Q --k K [options]\n"
+		    "--toy collapse [--steps N] [--seed S] [--score dot|dist]\n"
+		    " [--sd S] [--json] [--csv FILE] [--png FILE.png]\n"
+		    " [-o PREFIX]\n"
+		    "--toy distance [--a LIST] [--r MIN..MAX[:POINTS]]\n"
+		    " [--sizes LIST] [--score dot|dist] [--json] [--csv FILE]\n"
+		    " [--png FILE.png] [-o PREFIX]",
+	.opts = ex_table,
+	.opts_size = sizeof(ex_opts),
+	.exec = explain_exec,
+	.description =
 "How much of each key reaches the output: the column sums sum_i pi_ij of the\n"
 "attention matrix under softmax (UNAS: rows normalised) and the\n"
 "doubly-normalised schemes of Ding et al., \"Attention that does not Explain\n"
@@ -341,39 +422,41 @@ const struct mk_cmd mk_cmd_explain = {
 "whose column sum is below eps is explained away.  pi is never formed: the\n"
 "attention engine's passes stream over the queries, O(S) memory per head.\n"
 "\n"
-"Input (one of):\n"
-"  INPUT                  FILE.h5 or FILE.h5:/group holding q and k ([S, d],\n"
-"                         [heads, S, d] or [batch, heads, S, d]), or a layer's\n"
-"                         input x [S, D] with wq, wk (and biases bq, bk)\n"
-"      --heads H          heads of x/wq/wk (needed there); heads of --random (1)\n"
-"      --linear torch|tf  wq/wk stored [heads*d, D] as PyTorch's Linear (default)\n"
-"                         or [D, heads*d] as Keras\n"
-"      --random S,d[,scale]  Gaussian Q and K, entries N(0, scale^2) (scale 1);\n"
-"                         --seed N picks them (default 0)\n"
-"      --q Q --k K        two tensor files (.npy, .h5, .h5:/path)\n"
+"Q and K come from one of: INPUT, FILE.h5 or FILE.h5:/group holding q and k\n"
+"([S, d], [heads, S, d] or [batch, heads, S, d]), or a layer's input x [S, D]\n"
+"with wq, wk (and biases bq, bk; --heads and --linear say how); --random;\n"
+"--q Q --k K.\n"
 "\n"
-"Options:\n"
-"      --mask EXPR        restrict every normalisation to the mask's entries\n"
-"                         (an expression or mask file, bound at S)\n"
-"      --norm LIST        normalisations, comma-separated (default softmax,dnas):\n"
-"                         softmax (unas), dnas, hnas:U (U dnas + (1 - U) softmax,\n"
-"                         U in [0, 1]), sinkhorn:K (K >= 1 rounds)\n"
-"      --eps E            explained away below E (default 1e-8)\n"
-"      --sinkhorn-trace K also run K Sinkhorn rounds and print the row and\n"
-"                         column residuals max |sum - 1| after each\n"
-"      --json             everything as JSON on stdout\n"
-"      --csv FILE         per normalisation and head: keys, explained away,\n"
-"                         log10 column sum quartiles, smallest sum vs 1/S\n"
-"      --hist-csv FILE    the histogram of log10 column sums (all heads)\n"
-"      --png FILE         that histogram, one curve per normalisation (gnuplot;\n"
-"                         the paper's Fig. 1)\n"
-"      --bins B           histogram bins (default 60)\n"
-"  -o, --output FILE      the log10 column sums [norms, heads, S], float32 (.h5\n"
-"                         or .npy; -inf for a key no query may attend to)\n"
-"      --tile T           tile of the mask's layout (default 64)\n"
-"      --max-memory SIZE  limit for the tensors (default 4G)\n"
-"      --progress         progress on stderr (default when it is a terminal)\n"
+"--toy NAME runs one of that paper's toy models instead: points x_i attend to\n"
+"each other with Q = K = I, x_i <- sum_j pi_ij x_j, all at once.  UNAS:\n"
+"pi_ij = softmax over j of s_ij.  DNAS: xi_ij = exp(s_ij) / sum_i exp(s_ij),\n"
+"then pi_ij = xi_ij / sum_j xi_ij (computed in logs: no 0/0).\n"
+"  collapse  500 points around (1.8, 0.7) and 50 around (-1, -1); prints the\n"
+"            clusters left after each step (points within 1e-3 linked, single\n"
+"            linkage).  With the defaults UNAS is 1 cluster after 4 steps and\n"
+"            DNAS 2, as in the paper's Fig. 6.\n"
+"  distance  N0 points at +a and N1 at -a: the paper's closed forms for the\n"
+"            centre distance c0 - c1 after one step against r = N0 / N1 (its\n"
+"            Fig. 7), checked against simulated steps on every (N0, N1) pair\n"
+"            of --sizes; prints the largest |closed - simulated|.\n",
+	.notes =
+"Which options go with which mode: --random down to --progress are the\n"
+"options of INPUT, --random and --q/--k, and are refused with --toy; --toy and\n"
+"the options below it are the toys' ('toy collapse:' and 'toy distance:' for\n"
+"one toy only), refused without --toy; --json, --csv, --png, -o and --seed\n"
+"belong to both.  With --toy: --seed is collapse's; --csv FILE holds\n"
+"scheme,step,clusters,point,mode,x,y for every point after every step\n"
+"(collapse), or the curves (kind 'curve': a,r,unas,dnas), the check's steps\n"
+"('check') and the largest errors ('max') (distance); --png FILE.png draws\n"
+"collapse as a row of panels per scheme, one per step (--steps 10 at most),\n"
+"and distance as c0 - c1 against r (log scale), a line per a; -o PREFIX\n"
+"writes PREFIX.csv, PREFIX.json and PREFIX.png together.\n"
 "\n"
-EXPLAIN_TOY_USAGE,
-	.run = explain_run,
+"--csv - prints the CSV on standard output instead of the table.  Files are\n"
+"written to a temporary name and renamed, so a failure leaves an existing\n"
+"file intact.\n",
+	.examples =
+"  maskkit explain --random 512,64,2 --mask local16 --png hist.png\n"
+"  maskkit explain attn.h5:/explain --heads 4 --linear tf --csv -\n"
+"  maskkit explain --toy collapse --steps 6 -o collapse\n",
 };

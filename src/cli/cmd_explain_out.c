@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd_explain_out.h"
+#include "plot.h"
 
 #include <float.h>
 
@@ -362,13 +363,16 @@ static int ex_write_sums(const ex_job *j)
 int explain_outputs(const ex_job *j)
 {
 	const ex_opts *o = j->o;
+	bool csv_out = o->csv && !strcmp(o->csv, "-");
 	int ret = MK_OK;
 
 	if (o->json)
 		ret = ex_json(j);
+	else if (csv_out)
+		ret = ex_write_csv(stdout, (void *)j);
 	else
 		ex_table(j);
-	if (ret == MK_OK && o->csv)
+	if (ret == MK_OK && o->csv && !csv_out)
 		ret = mk_write_atomic(o->csv, ex_write_csv, (void *)j);
 	if (ret == MK_OK && o->hist_csv)
 		ret = mk_write_atomic(o->hist_csv, ex_write_hist, (void *)j);

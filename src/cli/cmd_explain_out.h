@@ -4,18 +4,21 @@
 #define MK_CMD_EXPLAIN_OUT_H
 
 #include "cli.h"
+#include "cmd_explain.h"
 
 #define EXPLAIN_MAX_NORMS 16
 
 typedef struct ex_opts {
 	cli_mask_opts m;       /* -o, --seed, --max-memory, --progress */
 	const char *input, *random, *qspec, *kspec, *mask, *norm_arg;
-	const char *png, *csv, *hist_csv;
-	int64_t heads, rand_n, rand_d, tile;
+	const char *png, *csv, *hist_csv; /* csv "-": standard output */
+	int64_t heads, rand_n, rand_d, tile, trace, bins;
 	double scale;
-	bool tf, linear, json;
+	int tf;                /* --linear: 0 torch, 1 tf */
+	bool linear, json;
 	mk_norm norms[EXPLAIN_MAX_NORMS];
 	mk_explain_opts run;   /* eps, bins, trace, nnorms */
+	ex_toy_opts toy;       /* --toy and its options */
 } ex_opts;
 
 typedef struct ex_job {

@@ -5,37 +5,33 @@
  * `distance` draws the closed-form centre distance after one step against
  * the cluster-size ratio (Fig. 7) and checks it against simulated steps.
  * Each prints a table (or JSON) and can write CSV, JSON and a gnuplot PNG.
+ * The options are declared in cmd_explain.c's table; the handlers of those
+ * that take lists are here.
  */
 #include "config.h"
 #include <cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
-#include "cmd_explain.h"
+#include "plot.h"
+#include "cmd_explain_out.h"
 
 #define TOY_PNG_STEPS_MAX 10 /* columns of the collapse figure, less one */
 #define TOY_LIST_TEXT 32     /* one number of a list, as text */
 
-enum {
-	TOY_OPT_TOY = 600, TOY_OPT_STEPS, TOY_OPT_SEED, TOY_OPT_SCORE, TOY_OPT_SD, TOY_OPT_JSON,
-	TOY_OPT_CSV, TOY_OPT_PNG, TOY_OPT_A, TOY_OPT_R, TOY_OPT_SIZES
-};
-
-typedef struct toy_opts {
-	const char *toy, *csv, *png, *prefix;
-	const char *collapse_only, *distance_only; /* an option given of that toy */
+/* What a toy run gets: the library's options and the outputs. */
+typedef struct toy_run {
 	mk_toy_collapse_opts c;
 	mk_toy_distance_opts d;
-	double a[MK_TOY_DISTANCE_LIST_MAX];
-	int64_t sizes[MK_TOY_DISTANCE_LIST_MAX];
+	const char *csv, *png, *prefix;
 	const char *json_file; /* -o PREFIX only */
 	char *owned;           /* -o PREFIX's names */
-	bool json;
-} toy_opts;
+	bool json, csv_out;    /* csv_out: --csv -, the CSV on stdout */
+} toy_run;
 
 /* ---- options ----------------------------------------------------------------- */
 
@@ -73,36 +69,41 @@ static int toy_list(const char *s, const char *opt, double *out, int *count)
 			    MK_TOY_DISTANCE_LIST_MAX, s);
 }
 
-static int toy_a(const char *s, toy_opts *o)
+int explain_opt_a(void *opts, const char *s)
 {
-	int ret = toy_list(s, "--a", o->a, &o->d.na);
-	for (int k = 0; ret == MK_OK && k < o->d.na; k++)
-		if (!(o->a[k] > 0))
+	ex_toy_opts *t = &((ex_opts *)opts)->toy;
+	int ret = toy_list(s, "--a", t->a, &t->na);
+
+	for (int k = 0; ret == MK_OK && k < t->na; k++)
+		if (!(t->a[k] > 0))
 			ret = mk_error_set(MK_EINVAL, "--a takes positive half distances, got '%s'", s);
 	return ret;
 }
 
-static int toy_sizes(const char *s, toy_opts *o)
+int explain_opt_sizes(void *opts, const char *s)
 {
+	ex_toy_opts *t = &((ex_opts *)opts)->toy;
 	double v[MK_TOY_DISTANCE_LIST_MAX];
-	int ret = toy_list(s, "--sizes", v, &o->d.nsizes);
-	for (int k = 0; ret == MK_OK && k < o->d.nsizes; k++) {
+	int ret = toy_list(s, "--sizes", v, &t->nsizes);
+
+	for (int k = 0; ret == MK_OK && k < t->nsizes; k++) {
 		if (!(v[k] >= 1 && v[k] <= MK_TOY_DISTANCE_SIZE_MAX) || v[k] != floor(v[k]))
 			return mk_error_set(MK_EINVAL, "--sizes takes whole numbers from 1 to %d "
 					    "(the check is O(n^2)), got '%s'",
 					    MK_TOY_DISTANCE_SIZE_MAX, s);
-		o->sizes[k] = (int64_t)v[k];
+		t->sizes[k] = (int64_t)v[k];
 	}
 	return ret;
 }
 
-/* "MIN..MAX[:POINTS]" */
-static int toy_range(const char *s, toy_opts *o)
+/* "MIN..MAX[:POINTS]"; POINTS kept from before (the default's) when absent */
+int explain_opt_r(void *opts, const char *s)
 {
+	ex_toy_opts *t = &((ex_opts *)opts)->toy;
 	const char *dots = strstr(s, ".."), *colon;
 	char lo[TOY_LIST_TEXT], hi[TOY_LIST_TEXT];
 	size_t len;
-	int64_t points = o->d.nr;
+	int64_t points = t->nr;
 
 	if (!dots || dots == s || (size_t)(dots - s) >= sizeof lo)
 		goto bad;
@@ -114,11 +115,11 @@ static int toy_range(const char *s, toy_opts *o)
 		goto bad;
 	memcpy(hi, dots + 2, len);
 	hi[len] = '\0';
-	if (toy_number(lo, "--r", &o->d.r_min) || toy_number(hi, "--r", &o->d.r_max) ||
+	if (toy_number(lo, "--r", &t->r_min) || toy_number(hi, "--r", &t->r_max) ||
 	    (colon && cli_i64(colon + 1, "--r POINTS", 2, MK_TOY_DISTANCE_CURVE_MAX, &points)))
 		goto bad;
-	o->d.nr = points;
-	if (!(o->d.r_min > 0 && o->d.r_min < o->d.r_max))
+	t->nr = points;
+	if (!(t->r_min > 0 && t->r_min < t->r_max))
 		return mk_error_set(MK_EINVAL, "--r needs 0 < MIN < MAX, got '%s'", s);
 	return MK_OK;
 bad:
@@ -126,162 +127,85 @@ bad:
 			    "like 0.01..100:201, got '%s'", MK_TOY_DISTANCE_CURVE_MAX, s);
 }
 
-static int toy_sd(const char *s, toy_opts *o)
+int explain_opt_sd(void *opts, const char *s)
 {
-	int ret = toy_number(s, "--sd", &o->c.sd);
-	if (ret == MK_OK && !(o->c.sd >= 0 && o->c.sd <= MK_TOY_COLLAPSE_SD_MAX))
+	double *sd = &((ex_opts *)opts)->toy.sd;
+	int ret = toy_number(s, "--sd", sd);
+
+	if (ret == MK_OK && !(*sd >= 0 && *sd <= MK_TOY_COLLAPSE_SD_MAX))
 		ret = mk_error_set(MK_EINVAL, "--sd must be between 0 and %d, got '%s'",
 				   MK_TOY_COLLAPSE_SD_MAX, s);
 	return ret;
 }
 
-static int toy_which(const char *s, toy_opts *o)
+int explain_opt_toy(void *opts, const char *s)
 {
-	if (o->toy && strcmp(o->toy, s))
-		return mk_error_set(MK_EINVAL, "--toy given twice ('%s' and '%s')", o->toy, s);
-	if (strcmp(s, "collapse") && strcmp(s, "distance"))
-		return mk_error_set(MK_EINVAL, "unknown toy '%s' (known: collapse, distance)", s);
-	o->toy = s;
-	return MK_OK;
-}
+	static const char *const toys[] = {"collapse", "distance", NULL};
+	ex_toy_opts *t = &((ex_opts *)opts)->toy;
+	const char *near = cli_closest(s, toys);
 
-static int toy_option(int opt, const char *arg, toy_opts *o)
-{
-	int64_t steps = 0;
-	int ret;
-
-	/* the options of one toy are remembered, for the error with the other */
-	switch (opt) {
-	case TOY_OPT_TOY:
-		return toy_which(arg, o);
-	case TOY_OPT_STEPS:
-		o->collapse_only = "--steps";
-		ret = cli_i64(arg, "--steps", 0, MK_TOY_COLLAPSE_STEPS_MAX, &steps);
-		o->c.steps = (int)steps;
-		return ret;
-	case TOY_OPT_SEED:
-		o->collapse_only = "--seed";
-		return cli_u64(arg, "--seed", &o->c.seed);
-	case TOY_OPT_SCORE:
-		return mk_toy_score_parse(arg, &o->c.score);
-	case TOY_OPT_SD:
-		o->collapse_only = "--sd";
-		return toy_sd(arg, o);
-	case TOY_OPT_JSON:
-		o->json = true;
+	if (t->name && strcmp(t->name, s))
+		return mk_error_set(MK_EINVAL, "--toy given twice ('%s' and '%s')", t->name, s);
+	if (near && !strcmp(near, s)) {
+		t->name = near;
 		return MK_OK;
-	case TOY_OPT_CSV:
-		o->csv = arg;
-		return MK_OK;
-	case TOY_OPT_PNG:
-		o->png = arg;
-		return MK_OK;
-	case 'o':
-		o->prefix = arg;
-		return MK_OK;
-	case TOY_OPT_A:
-		o->distance_only = "--a";
-		return toy_a(arg, o);
-	case TOY_OPT_R:
-		o->distance_only = "--r";
-		return toy_range(arg, o);
-	case TOY_OPT_SIZES:
-		o->distance_only = "--sizes";
-		return toy_sizes(arg, o);
 	}
-	return mk_error_set(MK_EINTERNAL, "unexpected option %d", opt);
-}
-
-static void toy_defaults(toy_opts *o)
-{
-	static const double a[] = {0.25, 0.5, 0.75, 1};
-	static const int64_t sizes[] = {1, 2, 5, 10, 20, 50, 100};
-
-	*o = (toy_opts){0};
-	mk_toy_collapse_opts_init(&o->c);
-	memcpy(o->a, a, sizeof a);
-	memcpy(o->sizes, sizes, sizeof sizes);
-	o->d = (mk_toy_distance_opts){.a = o->a, .na = 4, .r_min = 0.01, .r_max = 100, .nr = 201,
-				      .sizes = o->sizes, .nsizes = 7};
+	if (near)
+		return mk_error_set(MK_EINVAL, "unknown toy '%s' (known: collapse, distance; did "
+				    "you mean '%s'?)", s, near);
+	return mk_error_set(MK_EINVAL, "unknown toy '%s' (known: collapse, distance)", s);
 }
 
 /* PREFIX.csv, PREFIX.png and PREFIX.json, in one block that o owns. */
-static int toy_prefix(toy_opts *o)
+static int toy_prefix(toy_run *o)
 {
 	size_t len = strlen(o->prefix) + 6;
 
 	if (o->csv || o->png)
-		return cli_usage(&mk_cmd_explain, "give -o PREFIX or --csv/--png, not both");
-	if (len == 6)
-		return cli_usage(&mk_cmd_explain, "-o needs a non-empty PREFIX");
+		return cli_usage_error(&mk_cmd_explain, "give -o PREFIX or --csv/--png, not both");
 	if (!(o->owned = malloc(3 * len)))
-		return cli_fail(mk_error_set(MK_ENOMEM, "out of memory"));
+		return mk_error_set(MK_ENOMEM, "out of memory");
 	snprintf(o->owned, len, "%s.csv", o->prefix);
 	snprintf(o->owned + len, len, "%s.png", o->prefix);
 	snprintf(o->owned + 2 * len, len, "%s.json", o->prefix);
 	o->csv = o->owned;
 	o->png = o->owned + len;
 	o->json_file = o->owned + 2 * len;
-	return -1;
+	return MK_OK;
 }
 
-/* What holds once every option is read; -1 to go on, else the exit code. */
-static int toy_validate(int argc, char **argv, toy_opts *o)
+/* The library's options from the command line's, and what holds once
+ * every option is read (those of the other mode or toy are refused by
+ * cmd_explain.c). */
+static int toy_setup(const ex_opts *x, const cli_args *a, bool seed_given, toy_run *o)
 {
-	const char *png = o->png ? o->png : o->prefix;
-	bool collapse;
+	const ex_toy_opts *t = &x->toy;
+	bool collapse = !strcmp(t->name, "collapse");
+	const char *png = x->png ? x->png : x->m.out;
 
-	if (!o->toy)
-		return cli_usage(&mk_cmd_explain, "--toy needs 'collapse' or 'distance'");
-	if (optind < argc)
-		return cli_usage(&mk_cmd_explain, "--toy takes no INPUT, got '%s'", argv[optind]);
-	collapse = !strcmp(o->toy, "collapse");
-	o->d.score = o->c.score;
-	if (collapse && o->distance_only)
-		return cli_usage(&mk_cmd_explain, "%s is an option of --toy distance",
-				 o->distance_only);
-	if (!collapse && o->collapse_only)
-		return cli_usage(&mk_cmd_explain, "%s is an option of --toy collapse",
-				 o->collapse_only);
+	mk_toy_collapse_opts_init(&o->c);
+	o->c.steps = (int)t->steps;
+	o->c.sd = t->sd;
+	o->c.score = (mk_toy_score)t->score;
+	if (seed_given)
+		o->c.seed = x->m.bind.seed;
+	o->d = (mk_toy_distance_opts){.a = t->a, .na = t->na, .r_min = t->r_min, .r_max = t->r_max,
+				      .nr = t->nr, .sizes = t->sizes, .nsizes = t->nsizes,
+				      .score = o->c.score};
+	o->csv = x->csv;
+	o->csv_out = x->csv && !strcmp(x->csv, "-");
+	o->png = x->png;
+	o->prefix = x->m.out;
+	o->json = x->json;
+	if (a->argc > 0)
+		return cli_usage_error(&mk_cmd_explain, "--toy takes no INPUT, got '%s'", a->argv[0]);
 	if (collapse && png && o->c.steps > TOY_PNG_STEPS_MAX)
-		return cli_usage(&mk_cmd_explain, "the figure shows at most %d steps, got --steps "
-				 "%d", TOY_PNG_STEPS_MAX, o->c.steps);
+		return cli_usage_error(&mk_cmd_explain, "the figure shows at most %d steps, got "
+				       "--steps %d", TOY_PNG_STEPS_MAX, o->c.steps);
 	if (o->csv && o->png && !strcmp(o->csv, o->png))
-		return cli_usage(&mk_cmd_explain, "--csv and --png name the same file '%s'", o->csv);
-	return o->prefix ? toy_prefix(o) : -1;
-}
-
-static int toy_parse(int argc, char **argv, toy_opts *o)
-{
-	static const struct option longopts[] = {
-		{"toy", required_argument, NULL, TOY_OPT_TOY},
-		{"steps", required_argument, NULL, TOY_OPT_STEPS},
-		{"seed", required_argument, NULL, TOY_OPT_SEED},
-		{"score", required_argument, NULL, TOY_OPT_SCORE},
-		{"sd", required_argument, NULL, TOY_OPT_SD},
-		{"json", no_argument, NULL, TOY_OPT_JSON},
-		{"csv", required_argument, NULL, TOY_OPT_CSV},
-		{"png", required_argument, NULL, TOY_OPT_PNG},
-		{"output", required_argument, NULL, 'o'},
-		{"a", required_argument, NULL, TOY_OPT_A},
-		{"r", required_argument, NULL, TOY_OPT_R},
-		{"sizes", required_argument, NULL, TOY_OPT_SIZES},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	int opt, ret;
-
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			cli_help(&mk_cmd_explain);
-			return MK_EXIT_OK;
-		}
-		if (opt == '?' || opt == ':')
-			return cli_bad_option(&mk_cmd_explain, argv, opt);
-		if ((ret = toy_option(opt, optarg, o)) < 0)
-			return cli_fail(ret);
-	}
-	return toy_validate(argc, argv, o);
+		return cli_usage_error(&mk_cmd_explain, "--csv and --png name the same file '%s'",
+				       o->csv);
+	return o->prefix ? toy_prefix(o) : MK_OK;
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -297,7 +221,7 @@ static int toy_json_write(void *file, void *arg)
 }
 
 /* x as JSON on stdout (--json) and in o->json_file (-o); deletes x. */
-static int toy_json(cJSON *x, const toy_opts *o)
+static int toy_json(cJSON *x, const toy_run *o)
 {
 	char *s = x ? cJSON_Print(x) : NULL;
 	int ret = MK_OK;
@@ -319,6 +243,49 @@ static cJSON *toy_json_numbers(const double *v, int64_t n)
 	for (int64_t k = 0; a && k < n; k++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[k]));
 	return a;
+}
+
+/* The library writes the toys' CSV to a named file (atomically); for
+ * --csv - that file is a temporary one, removed once open and then copied
+ * to stdout (a reader that stops early leaves nothing behind). */
+typedef int (*toy_csv_fn)(const char *path, const toy_run *o, const void *result);
+
+static int toy_copy_out(FILE *f, const char *path)
+{
+	char buf[65536];
+	size_t n;
+	int ret = MK_OK;
+
+	while (ret == MK_OK && (n = fread(buf, 1, sizeof buf, f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			ret = mk_error_errno(errno, "writing the CSV to standard output");
+	if (ret == MK_OK && ferror(f))
+		ret = mk_error_errno(errno, "'%s'", path);
+	fclose(f);
+	return ret;
+}
+
+static int toy_csv(const toy_run *o, toy_csv_fn write, const void *result)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], path[4200];
+	FILE *f;
+	int ret;
+
+	if (!o->csv_out)
+		return write(o->csv, o, result);
+	snprintf(dir, sizeof dir, "%s/maskkit-csv-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return mk_error_errno(errno, "cannot make a temporary folder for --csv - in '%s'",
+				      tmp && *tmp ? tmp : "/tmp");
+	snprintf(path, sizeof path, "%s/toy.csv", dir);
+	ret = write(path, o, result);
+	f = ret == MK_OK ? fopen(path, "rb") : NULL;
+	if (ret == MK_OK && !f)
+		ret = mk_error_errno(errno, "'%s'", path);
+	unlink(path);
+	rmdir(dir);
+	return f ? toy_copy_out(f, path) : ret;
 }
 
 /* ---- collapse -------------------------------------------------------------- */
@@ -410,7 +377,14 @@ static int toy_collapse_png(const char *path, const toy_collapse *r)
 	return ret;
 }
 
-static int toy_collapse_run(const toy_opts *o)
+static int toy_collapse_csv(const char *path, const toy_run *o, const void *result)
+{
+	const toy_collapse *r = result;
+	return mk_toy_collapse_write_csv(path, &o->c, (const double *const *)r->points,
+					 (const int64_t *const *)r->clusters);
+}
+
+static int toy_collapse_run(const toy_run *o)
 {
 	size_t count = (size_t)(o->c.steps + 1) * MK_TOY_COLLAPSE_POINTS * 2;
 	toy_collapse r = {.o = &o->c};
@@ -426,13 +400,11 @@ static int toy_collapse_run(const toy_opts *o)
 		if ((ret = mk_toy_collapse(d, &o->c, r.points[d], r.clusters[d])))
 			goto out;
 	}
-	if (!o->json)
+	if (!o->json && !o->csv_out)
 		toy_collapse_print(&r);
 	if ((o->json || o->json_file) && (ret = toy_json(toy_collapse_json(&r), o)))
 		goto out;
-	if (o->csv && (ret = mk_toy_collapse_write_csv(o->csv, &o->c,
-						       (const double *const *)r.points,
-						       (const int64_t *const *)r.clusters)))
+	if (o->csv && (ret = toy_csv(o, toy_collapse_csv, &r)))
 		goto out;
 	if (o->png)
 		ret = toy_collapse_png(o->png, &r);
@@ -555,18 +527,23 @@ static int toy_distance_png(const char *path, const mk_toy_distance_opts *o,
 	return ret;
 }
 
-static int toy_distance_run(const toy_opts *o)
+static int toy_distance_csv(const char *path, const toy_run *o, const void *result)
+{
+	return mk_toy_distance_write_csv(path, &o->d, result);
+}
+
+static int toy_distance_run(const toy_run *o)
 {
 	mk_toy_distance_result r;
 	int ret = mk_toy_distance(&o->d, &r);
 
 	if (ret)
 		goto out;
-	if (!o->json)
+	if (!o->json && !o->csv_out)
 		toy_distance_print(&o->d, &r);
 	if ((o->json || o->json_file) && (ret = toy_json(toy_distance_json(&o->d, &r), o)))
 		goto out;
-	if (o->csv && (ret = mk_toy_distance_write_csv(o->csv, &o->d, &r)))
+	if (o->csv && (ret = toy_csv(o, toy_distance_csv, &r)))
 		goto out;
 	if (o->png)
 		ret = toy_distance_png(o->png, &o->d, &r);
@@ -577,23 +554,17 @@ out:
 
 /* ---- the command ----------------------------------------------------------- */
 
-int explain_toy_main(int argc, char **argv)
+int explain_toy_exec(const ex_opts *x, const cli_args *a, bool seed_given)
 {
-	toy_opts o;
-	int ret;
+	toy_run o = {0};
+	int ret = toy_setup(x, a, seed_given, &o);
 
-	toy_defaults(&o);
-	if ((ret = toy_parse(argc, argv, &o)) >= 0)
-		goto out;
-	ret = MK_OK;
 	for (int k = 0; k < 3 && ret == MK_OK; k++) {
-		const char *out = k == 0 ? o.csv : k == 1 ? o.png : o.json_file;
+		const char *out = k == 0 ? (o.csv_out ? NULL : o.csv) : k == 1 ? o.png : o.json_file;
 		ret = out ? cli_check_output_dir(out) : MK_OK;
 	}
 	if (ret == MK_OK)
-		ret = !strcmp(o.toy, "collapse") ? toy_collapse_run(&o) : toy_distance_run(&o);
-	ret = ret ? cli_fail(ret) : MK_EXIT_OK;
-out:
+		ret = !strcmp(x->toy.name, "collapse") ? toy_collapse_run(&o) : toy_distance_run(&o);
 	free(o.owned);
 	return ret;
 }

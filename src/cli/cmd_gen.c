@@ -4,44 +4,59 @@
  * one mask per head (and layer) written as one HDF5 dataset.
  */
 #include "config.h"
-#include <getopt.h>
 #include <stdlib.h>
 #include "cli.h"
 
-enum { GEN_OPT_HEADS = 512 };
+typedef struct gen_opts {
+	cli_mask_opts m; /* first: cli_mask_opt_n and cli_mask_opt_format need it */
+	const char *heads;
+} gen_opts;
 
-static int gen_option(int opt, const char *arg, void *ctx)
-{
-	if (opt != GEN_OPT_HEADS)
-		return MK_EINVAL;
-	*(const char **)ctx = arg;
-	return MK_OK;
-}
+static const struct cli_opt gen_table[] = {
+	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
+		     "sequence length (1 .. 1048576); taken from mask files in EXPR when omitted"),
+	CLI_OPT_UINT("seed", 0, gen_opts, m.bind.seed, "S", "0",
+		     "seed for random terms without seed="),
+	CLI_OPT_FILE("output", 'o', gen_opts, m.out, "FILE",
+		     "write to FILE (atomically: an existing FILE is replaced only when writing "
+		     "succeeds)"),
+	CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL,
+		     "txt, json, png, h5, npy or blocks (default: from FILE's extension)"),
+	CLI_OPT_INT("block", 0, gen_opts, m.block, "B", 1, MK_N_MAX, "128",
+		    "block size of the blocks format"),
+	CLI_OPT_FLAG("json", 0, gen_opts, m.json,
+		     "print a JSON summary (expr, n, count = |M|, sparsity, output) instead of "
+		     "the mask; with -o, after writing FILE"),
+	CLI_OPT_SIZE("max-memory", 0, gen_opts, m.bind.max_memory, "S", "4G",
+		     "limit for materialised data, e.g. 512M; dense outputs (txt, npy, h5) count "
+		     "against it"),
+	CLI_OPT_FLAG("progress", 0, gen_opts, m.progress,
+		     "report progress on stderr (default: when a terminal)"),
+	CLI_OPT_FILE("heads-file", 0, gen_opts, heads, "H",
+		     "one mask per head: H is a JSON list of expressions, [\"local2\", "
+		     "\"global1+random2\", ...], or a list of such lists, one per layer, all of "
+		     "one length; see below"),
+	CLI_OPT_END,
+};
 
-static int gen_run(int argc, char **argv)
+static int gen_exec(void *opts, const cli_args *a)
 {
-	static const struct option longopts[] = {
-		CLI_MASK_LONGOPTS, {"heads-file", required_argument, NULL, GEN_OPT_HEADS},
-		{NULL, 0, NULL, 0}};
-	const char *heads = NULL;
-	cli_mask_opts o;
+	gen_opts *o = opts;
 	mk_expr *e = NULL;
 	int ret;
-	cli_mask_defaults(&o);
-	if ((ret = cli_parse(&mk_cmd_gen, argc, argv, longopts, &o, gen_option, &heads)) >= 0)
+
+	if ((ret = cli_mask_check(&mk_cmd_gen, &o->m)))
 		return ret;
-	if (heads && optind < argc)
-		return cli_usage(&mk_cmd_gen, "give EXPR or --heads-file, not both");
-	if (heads)
-		return cli_heads_emit(heads, MK_OP_OR, NULL, 0, &o);
-	if (optind != argc - 1)
-		return cli_usage(&mk_cmd_gen, optind >= argc ? "missing EXPR"
+	if (o->heads && a->argc > 0)
+		return cli_usage_error(&mk_cmd_gen, "give EXPR or --heads-file, not both");
+	if (o->heads)
+		return cli_heads_emit(o->heads, MK_OP_OR, NULL, 0, &o->m);
+	if (a->argc != 1)
+		return cli_usage_error(&mk_cmd_gen, a->argc < 1 ? "missing EXPR"
 							     : "give exactly one EXPR (quote it)");
-	if ((ret = cli_operand(argv[optind], &e)) || (ret = mk_expr_bind(e, &o.bind))) {
-		mk_expr_free(e);
-		return cli_fail(ret);
-	}
-	ret = cli_emit(e, &o);
+	if ((ret = cli_operand(a->argv[0], &e)) == MK_OK &&
+	    (ret = mk_expr_bind(e, &o->m.bind)) == MK_OK)
+		ret = cli_emit(e, &o->m);
 	mk_expr_free(e);
 	return ret;
 }
@@ -49,37 +64,25 @@ static int gen_run(int argc, char **argv)
 const struct mk_cmd mk_cmd_gen = {
 	.name = "gen",
 	.summary = "build a mask from an expression and write it",
-	.run = gen_run,
-	.usage =
-"usage: maskkit gen EXPR --n N [-o FILE] [--format F] [options]\n"
-"       maskkit gen --heads-file H.json --n N [-o FILE.h5] [options]\n"
-"\n"
+	.synopsis = "EXPR --n N [-o FILE] [--format F] [options]\n"
+		    "--heads-file H.json --n N [-o FILE.h5] [options]",
+	.opts = gen_table,
+	.opts_size = sizeof(gen_opts),
+	.init = cli_mask_init,
+	.exec = gen_exec,
+	.description =
 "Builds the n x n mask named by EXPR (row i = query, column j = key) and\n"
 "writes it.  The format comes from FILE's extension unless --format is given.\n"
 "Without -o, a mask with n <= 64 prints as text ('#' attends, '.' does not);\n"
-"a larger one prints a one-line summary.\n"
+"a larger one prints a one-line summary.  With --json, a JSON object\n"
+"describes the mask instead (expr, params, n, seed, count = |M|, sparsity,\n"
+"and output and format: -o's, or null).\n"
 "\n"
 "EXPR is a pattern ('maskkit patterns'), a mask file (.json .h5 .npy .txt),\n"
 "or a combination: '+' OR, '&' AND, '-' AND-NOT, '~' NOT, parentheses; e.g.\n"
 "  local2+global1+random1   strided-diag   '(local3+global1)&causal'\n"
-"  bigbird(w=1,r=2,g=2,block=16)   axis(rows=0,cols=0,7)\n"
-"\n"
-"options:\n"
-"  -n, --n N            sequence length (1 .. 1048576); taken from mask files\n"
-"                       in EXPR when omitted\n"
-"      --seed S         seed for random terms without seed= (default 0)\n"
-"  -o, --output FILE    write to FILE (atomically: an existing FILE is replaced\n"
-"                       only when writing succeeds)\n"
-"      --format F       txt, json, png, h5, npy or blocks\n"
-"      --block B        block size of the blocks format (default 128)\n"
-"      --max-memory S   limit for materialised data, e.g. 512M (default 4G);\n"
-"                       dense outputs (txt, npy, h5) count against it\n"
-"      --progress       report progress on stderr (default: when a terminal)\n"
-"      --heads-file H   one mask per head: H is a JSON list of expressions,\n"
-"                       [\"local2\", \"global1+random2\", ...], or a list of such\n"
-"                       lists, one per layer, all of one length; see below\n"
-"  -h, --help           this help\n"
-"\n"
+"  bigbird(w=1,r=2,g=2,block=16)   axis(rows=0,cols=0,7)\n",
+	.notes =
 "formats: txt '#'/'.' rows; json {n, expr, params, seed, rows: [[cols]...]};\n"
 "png heatmap (cells for small n, density-shaded beyond 1024); h5 dataset\n"
 "'mask' (uint8 n x n) with attributes expr, seed, sparsity; npy numpy bool;\n"
@@ -92,7 +95,11 @@ const struct mk_cmd mk_cmd_gen = {
 "masks are written as one uint8 dataset 'mask' of shape [heads, n, n] (flat\n"
 "list) or [layers, heads, n, n] (list of lists), with attributes expr (the\n"
 "expressions as a JSON list), n, layers, heads, count (all masks) and\n"
-"sparsity (the mean over masks).  Without -o: |M| and sparsity per head.\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"sparsity (the mean over masks).  Without -o: |M| and sparsity per head;\n"
+"with --json, as a JSON object (heads_file, layers (0: a flat list), heads,\n"
+"n, count, sparsity, output, and masks: one object per head).\n",
+	.examples =
+"  maskkit gen local2 --n 8\n"
+"  maskkit gen 'bigbird(w=1,r=2,g=2,block=16)' --n 4096 --seed 7 -o bigbird.npy --json\n"
+"  maskkit gen --heads-file heads.json --n 512 -o stack.h5\n",
 };

@@ -4,18 +4,102 @@
  */
 #include "config.h"
 #include <cJSON.h>
-#include <getopt.h>
+#include <float.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli.h"
 
 typedef struct measure_opts {
-	cli_mask_opts m;
+	cli_mask_opts m; /* first: cli_mask_opt_n needs it */
+	cli_data_opts data;
 	int64_t tiles[MK_MEASURE_MAX_TILES];
 	size_t ntiles;
 	bool json;
-	cli_data_opts data;
 } measure_opts;
+
+static int measure_opt_tile(void *opts, const char *arg)
+{
+	measure_opts *o = opts;
+
+	if (o->ntiles == MK_MEASURE_MAX_TILES)
+		return mk_error_set(MK_EINVAL, "at most %d --tile sizes", MK_MEASURE_MAX_TILES);
+	return cli_i64(arg, "--tile", 1, MK_N_MAX, &o->tiles[o->ntiles++]);
+}
+
+/* --lengths and --axes take '' too (data files: no lengths; no leading axes). */
+static int measure_opt_lengths(void *opts, const char *arg)
+{
+	((measure_opts *)opts)->data.lengths = arg;
+	return MK_OK;
+}
+
+static int measure_opt_axes(void *opts, const char *arg)
+{
+	((measure_opts *)opts)->data.axes = arg;
+	return MK_OK;
+}
+
+static int measure_opt_mpi_io(void *opts, const char *arg)
+{
+	return cli_mpi_io(arg, &((measure_opts *)opts)->data.collective);
+}
+
+static const char *const measure_by_words[] = {"layer", "head", "sample", NULL};
+static const int measure_by_values[] = {'l', 'h', 's'};
+
+static const struct cli_opt measure_table[] = {
+	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
+		     "sequence length (taken from mask files when omitted; for patterns over "
+		     "lengths: N of the classic figure)"),
+	CLI_OPT_UINT("seed", 0, measure_opts, m.bind.seed, "S", "0",
+		     "seed for random terms without seed="),
+	CLI_OPT_CALL("tile", 0, measure_opt_tile, "B", NULL,
+		     "masks: tile size; repeatable (default: 64 and 128)"),
+	CLI_OPT_FLAG("json", 0, measure_opts, json,
+		     "machine-readable output (an array for several MASKs)"),
+	CLI_OPT_SIZE("max-memory", 0, measure_opts, m.bind.max_memory, "S", "4G",
+		     "limit for materialised data"),
+	CLI_OPT_FLAG("progress", 0, measure_opts, m.progress,
+		     "report progress on stderr (data sets: when it is a terminal, or under "
+		     "mpirun)"),
+	/* the data-set options: any of them means data-set mode (see the notes) */
+	CLI_OPT_STRING("dataset", 0, measure_opts, data.dataset, "PATH",
+		       "data sets: the data's path in DATA.h5 (DATA.h5:/PATH too)"),
+	CLI_OPT_CALL("lengths", 0, measure_opt_lengths, "L", NULL,
+		     "data files: the lengths' path in DATA.h5 (default /lengths when present; "
+		     "none: all N long); patterns: a lengths file, FILE.h5[:/path], FILE.npy (1-D "
+		     "integers) or text"),
+	CLI_OPT_CALL("axes", 0, measure_opt_axes, "AXES", NULL,
+		     "data files: the leading axes, letters of s, l, h (samples, layers, heads) "
+		     "in order, e.g. sh for [samples, heads, N, N]"),
+	CLI_OPT_DOUBLE("threshold", 0, measure_opts, data.threshold, "T", -DBL_MAX, DBL_MAX, 0,
+		       NULL, "attention probabilities: keep p >= T"),
+	CLI_OPT_DOUBLE("top-p", 0, measure_opts, data.top_p, "P", 0, 1, CLI_LO_OPEN, NULL,
+		       "attention probabilities: keep per row the fewest keys whose mass reaches "
+		       "P (0 < P <= 1)"),
+	CLI_OPT_ENUM("by", 0, measure_opts, data.by, "WHAT", measure_by_words, measure_by_values,
+		     NULL, "data sets: a breakdown: layer, head or sample"),
+	CLI_OPT_FILE("csv", 0, measure_opts, data.csv, "FILE",
+		     "data sets: the breakdown (default --by layer) as CSV to FILE ('-': "
+		     "standard output, instead of the report)"),
+	CLI_OPT_FILE("png", 0, measure_opts, data.png, "FILE",
+		     "data sets: heatmap of rho per (layer, head): a row per layer"),
+	CLI_OPT_FILE("heads-file", 0, measure_opts, data.heads_file, "F",
+		     "patterns over lengths: one expression per head (JSON list, or list of lists)"),
+	CLI_OPT_CALL("mpi-io", 0, measure_opt_mpi_io, "MODE", "independent",
+		     "data files under mpirun: independent or collective reads"),
+	CLI_OPT_END,
+};
+
+static int measure_init(void *opts)
+{
+	measure_opts *o = opts;
+	int ret = cli_mask_init(&o->m);
+
+	o->m.bind.need_cols = true;
+	return ret;
+}
 
 static const char *yn(bool b) { return b ? "yes" : "no"; }
 
@@ -97,48 +181,6 @@ static cJSON *measure_json(const mk_expr *e, const mk_measure *r)
 	return o;
 }
 
-static int measure_option(int opt, const char *arg, void *ctx)
-{
-	measure_opts *o = ctx;
-	int64_t v;
-	int ret;
-	if (opt == CLI_OPT_JSON) {
-		o->json = true;
-		return MK_OK;
-	}
-	if ((ret = cli_data_option(opt, arg, &o->data)))
-		return ret < 0 ? ret : MK_OK;
-	if (o->ntiles == MK_MEASURE_MAX_TILES)
-		return mk_error_set(MK_EINVAL, "at most %d --tile sizes", MK_MEASURE_MAX_TILES);
-	if ((ret = cli_i64(arg, "--tile", 1, MK_N_MAX, &v)))
-		return ret;
-	o->tiles[o->ntiles++] = v;
-	return MK_OK;
-}
-
-/* Returns -1 to go on, else the exit code. */
-static int measure_parse(int argc, char **argv, measure_opts *o)
-{
-	static const struct option longopts[] = {
-		CLI_MASK_LONGOPTS, CLI_DATA_LONGOPTS, {"tile", required_argument, NULL, CLI_OPT_TILE},
-		{"json", no_argument, NULL, CLI_OPT_JSON}, {NULL, 0, NULL, 0}};
-	int ret = cli_parse(&mk_cmd_measure, argc, argv, longopts, &o->m, measure_option, o);
-	if (ret >= 0)
-		return ret;
-	if (o->m.out || o->m.format || o->m.block)
-		return cli_usage(&mk_cmd_measure, "-o, --format and --block are for gen and compose");
-	if (optind >= argc && !o->data.heads_file)
-		return cli_usage(&mk_cmd_measure, "missing EXPR");
-	if (o->ntiles && cli_data_mode(optind < argc ? argv[optind] : NULL, &o->data))
-		return cli_usage(&mk_cmd_measure, "--tile is for single masks, not data sets");
-	if (o->ntiles == 0) {
-		o->tiles[0] = 64;
-		o->tiles[1] = 128;
-		o->ntiles = 2;
-	}
-	return -1;
-}
-
 static int measure_one(const char *arg, const measure_opts *o, mk_expr **e, mk_measure *r)
 {
 	int ret;
@@ -148,71 +190,101 @@ static int measure_one(const char *arg, const measure_opts *o, mk_expr **e, mk_m
 			       r);
 }
 
-static int measure_run(int argc, char **argv)
+/* Each MASK in turn, on rank 0 alone; the first failure stops. */
+static int measure_masks(measure_opts *o, int argc, char **argv)
 {
-	measure_opts o = {.ntiles = 0};
-	cJSON *all = NULL;
-	int ret, code = MK_EXIT_OK;
-	cli_mask_defaults(&o.m);
-	o.m.bind.need_cols = true;
-	bool data;
-	if ((ret = cli_par_parsed(measure_parse(argc, argv, &o))) >= 0)
+	cJSON *all = o->json && argc > 1 ? cJSON_CreateArray() : NULL;
+	int ret = MK_OK;
+
+	if (o->ntiles == 0) {
+		o->tiles[0] = 64;
+		o->tiles[1] = 128;
+		o->ntiles = 2;
+	}
+	for (int k = 0; k < argc && ret == MK_OK; k++) {
+		mk_expr *e = NULL;
+		mk_measure r;
+		ret = measure_one(argv[k], o, &e, &r);
+		if (ret == MK_OK && all)
+			cJSON_AddItemToArray(all, measure_json(e, &r));
+		else if (ret == MK_OK && o->json)
+			ret = cli_json_out(measure_json(e, &r));
+		else if (ret == MK_OK && argc > 1)
+			measure_row(e, &r, k == 0);
+		else if (ret == MK_OK)
+			measure_print(e, &r);
+		mk_expr_free(e);
+	}
+	if (all && ret == MK_OK)
+		return cli_json_out(all);
+	cJSON_Delete(all);
+	return ret;
+}
+
+/* Usage errors that do not depend on the mode (the same on every rank). */
+static int measure_check(measure_opts *o, const cli_args *a)
+{
+	const struct mk_cmd *c = &mk_cmd_measure;
+	static const char *const data_opts[] = {"dataset", "lengths", "axes", "threshold", "top-p",
+						 "by", "csv", "png", "heads-file", NULL};
+	cli_data_opts *d = &o->data;
+
+	/* first: `--csv --by head` (the old switch) takes --by as its file */
+	if (d->csv && d->csv[0] == '-' && d->csv[1])
+		return cli_usage_error(c, "--csv takes a file name, not '%s' ('-' for standard "
+				       "output; ./%s for a file so named)", d->csv, d->csv);
+	if (a->argc < 1 && !d->heads_file)
+		return cli_usage_error(c, "missing EXPR");
+	if (cli_given(a, "threshold") && cli_given(a, "top-p"))
+		return cli_usage_error(c, "give one of --threshold and --top-p");
+	d->keep.rule = cli_given(a, "top-p") ? MK_KEEP_TOP_P
+		     : cli_given(a, "threshold") ? MK_KEEP_THRESHOLD : MK_KEEP_NONZERO;
+	d->keep.value = d->keep.rule == MK_KEEP_TOP_P ? d->top_p : d->threshold;
+	d->mpi_io_given = cli_given(a, "mpi-io");
+	for (int k = 0; data_opts[k]; k++)
+		d->any = d->any || cli_given(a, data_opts[k]);
+	return MK_OK;
+}
+
+static int measure_exec(void *opts, const cli_args *a)
+{
+	measure_opts *o = opts;
+	bool data = false;
+	int ret;
+
+	/* every rank fails alike; agreed, so that no rank waits for another */
+	if ((ret = mk_par_agree(measure_check(o, a), NULL)) ||
+	    (ret = cli_data_choose(a->argc, a->argv, &o->data, &data)))
 		return ret;
-	if ((ret = cli_data_choose(optind < argc ? argv[optind] : NULL, &o.data, &data)))
-		return cli_fail(ret);
+	if (data && o->ntiles)
+		return mk_par_agree(cli_usage_error(&mk_cmd_measure, "--tile is for single masks, "
+						    "not data sets"), NULL);
 	if (data)
-		return cli_data_measure(&o.data, &o.m, o.json, argc - optind, argv + optind);
+		return cli_data_measure(&o->data, &o->m, o->json, a->argc, a->argv);
+	if (o->data.mpi_io_given)
+		return mk_par_agree(cli_usage_error(&mk_cmd_measure, "--mpi-io is for data sets "
+						    "(FILE.h5)"), NULL);
 	/* single masks and expressions are measured on rank 0 alone */
 	mk_par_done();
 	if (mk_par_rank() != 0)
-		return MK_EXIT_OK;
-	if (o.data.mpi_io_given)
-		return cli_usage(&mk_cmd_measure, "--mpi-io is for data sets (FILE.h5)");
-	if (o.json && argc - optind > 1)
-		all = cJSON_CreateArray();
-	for (int k = optind; k < argc && code == MK_EXIT_OK; k++) {
-		mk_expr *e = NULL;
-		mk_measure r;
-		if ((ret = measure_one(argv[k], &o, &e, &r))) {
-			code = cli_fail(ret);
-		} else if (o.json) {
-			cJSON *x = measure_json(e, &r);
-			if (all) {
-				cJSON_AddItemToArray(all, x);
-			} else {
-				char *s = cJSON_Print(x);
-				puts(s);
-				free(s);
-				cJSON_Delete(x);
-			}
-		} else if (argc - optind > 1) {
-			measure_row(e, &r, k == optind);
-		} else {
-			measure_print(e, &r);
-		}
-		mk_expr_free(e);
-	}
-	if (all && code == MK_EXIT_OK) {
-		char *s = cJSON_Print(all);
-		puts(s);
-		free(s);
-	}
-	cJSON_Delete(all);
-	return code;
+		return MK_OK;
+	return measure_masks(o, a->argc, a->argv);
 }
 
 const struct mk_cmd mk_cmd_measure = {
 	.name = "measure",
 	.parallel = true,
 	.summary = "sparsity, structure and tile density of masks; Eq. 9 over data sets",
-	.run = measure_run,
-	.usage =
-"usage: maskkit measure MASK... [--n N] [--tile B]... [--json] [options]\n"
-"       maskkit measure DATA.h5 [--threshold T | --top-p P] [--by layer|head|sample]\n"
-"                       [--csv | --json] [--png RHO.png] [data options]\n"
-"       maskkit measure EXPR --lengths FILE [--n N] [--by ...] [--csv | --json]\n"
-"       maskkit measure --heads-file HEADS.json --lengths FILE [...]\n"
-"\n"
+	.synopsis = "MASK... [--n N] [--tile B]... [--json] [options]\n"
+		    "DATA.h5[:/PATH] [--threshold T | --top-p P] [--by WHAT]\n"
+		    " [--csv FILE] [--json] [--png RHO.png] [data-set options]\n"
+		    "EXPR --lengths FILE [--n N] [data-set options]\n"
+		    "--heads-file HEADS.json --lengths FILE [...]",
+	.opts = measure_table,
+	.opts_size = sizeof(measure_opts),
+	.init = measure_init,
+	.exec = measure_exec,
+	.description =
 "Measures each MASK (an expression or a mask file) by streaming its rows,\n"
 "so built-in patterns need O(n) memory at any n up to 1048576:\n"
 "  |M|, sparsity rho = 1 - |M|/n^2, rho without the diagonal (1 - |M \\ I|/n^2),\n"
@@ -222,14 +294,25 @@ const struct mk_cmd mk_cmd_measure = {
 "  effective sparsity a block-sparse kernel gets (1 - cells of non-empty\n"
 "  tiles / n^2).  Several MASKs print one table row each.\n"
 "\n"
+"Which mode.  measure works on a data set (below) when a data-set option is\n"
+"given (--dataset, --lengths, --axes, --threshold, --top-p, --by, --csv,\n"
+"--png, --heads-file), when an operand is FILE.h5:/PATH (or .hdf5), or when\n"
+"an operand is an existing HDF5 file (.h5, .hdf5) other than a plain mask;\n"
+"otherwise each operand is a MASK.  A plain mask is a file whose data is one\n"
+"2-D [N, N] dataset with no 'lengths' dataset beside it, as 'maskkit gen -o\n"
+"FILE.h5' writes; name its dataset (FILE.h5:/mask) or give --by to measure\n"
+"it as a data set.  A file HDF5 cannot open is taken as a data set (and its\n"
+"error reported).  A data set is measured on its own.\n"
+"\n"
 "Data sets.  DATA.h5 holds masks (integers or booleans: nonzero is set) or\n"
 "attention probabilities (float16/32/64) shaped [samples, layers, heads, N, N];\n"
 "leading axes may be absent ([layers, heads, N, N], [heads, N, N], or a 2-D\n"
-"[N, N] with --lengths or --by), or be named with --axes.  The data is the\n"
-"dataset --dataset, else the first of masks, mask, attentions, attention,\n"
-"probs, else the only dataset of rank 2 to 5; each sample's real length N_i\n"
-"is the integer dataset 'lengths' [samples] when the file has one (else N).\n"
-"The file is read one (sample, layer) block at a time.  Printed:\n"
+"[N, N] with --lengths or --by), or be named with --axes.  The data is\n"
+"DATA.h5:/PATH's dataset or --dataset's, else the first of masks, mask,\n"
+"attentions, attention, probs, else the only dataset of rank 2 to 5; each\n"
+"sample's real length N_i is the integer dataset 'lengths' [samples] when the\n"
+"file has one (else N).  The file is read one (sample, layer) block at a time.\n"
+"Printed:\n"
 "  sparsity  the Adaptive Axis Attention paper's Eq. 9: the mean over samples\n"
 "            i, layers l and heads a of 1 - |B_ila|/N_i^2, B restricted to the\n"
 "            sample's N_i x N_i real tokens;\n"
@@ -244,38 +327,18 @@ const struct mk_cmd mk_cmd_measure = {
 "  cells and read as 0 in padding.  With an expression and --lengths, the\n"
 "  pattern is measured at each sample's own length; --heads-file gives one\n"
 "  expression per head (a JSON list) or per layer and head (a list of lists),\n"
-"  head k binding random terms with seed + k as gen --heads-file does.\n"
-"\n"
-"options:\n"
-"  -n, --n N            sequence length (taken from mask files when omitted;\n"
-"                       for patterns over lengths: N of the classic figure)\n"
-"      --seed S         seed for random terms without seed= (default 0)\n"
-"      --tile B         tile size; repeatable (default: 64 and 128)\n"
-"      --json           machine-readable output (an array for several MASKs)\n"
-"      --max-memory S   limit for materialised data (default 4G)\n"
-"      --progress       report progress on stderr (data sets: when it is a\n"
-"                       terminal, or under mpirun)\n"
-"  -h, --help           this help\n"
-"data options:\n"
-"      --dataset PATH   the data's path in DATA.h5\n"
-"      --lengths L      data files: the lengths' path in DATA.h5 (default\n"
-"                       /lengths when present; none: all N long); patterns:\n"
-"                       a lengths file, FILE.h5[:/path], FILE.npy (1-D\n"
-"                       integers) or text\n"
-"      --axes AXES      the leading axes, letters of s, l, h (samples, layers,\n"
-"                       heads) in order, e.g. sh for [samples, heads, N, N]\n"
-"      --threshold T    attention probabilities: keep p >= T\n"
-"      --top-p P        attention probabilities: keep per row the fewest keys\n"
-"                       whose mass reaches P (0 < P <= 1)\n"
-"      --by WHAT        a breakdown: layer, head or sample\n"
-"      --csv            the breakdown as CSV (default --by layer)\n"
-"      --png FILE       heatmap of rho per (layer, head): a row per layer\n"
-"      --heads-file F   one expression per head (JSON list, or list of lists)\n"
-"      --mpi-io MODE    under mpirun: independent (default) or collective reads\n"
+"  head k binding random terms with seed + k as gen --heads-file does.\n",
+	.notes =
+"--csv FILE writes the breakdown (--by's, else per layer) as CSV and still\n"
+"prints the report (or --json); --csv - prints the CSV instead of the report.\n"
+"Outputs are written to a temporary file and renamed, so a failure leaves an\n"
+"existing file intact.\n"
 "\n"
 "Under mpirun/srun (a build with MPI) data files are shared by the ranks: each\n"
 "reads its share of the (sample, layer) blocks and rank 0 prints exactly what\n"
-"one process prints.\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"one process prints.\n",
+	.examples =
+"  maskkit measure bigbird 'local2+global1' --n 4096 --tile 64\n"
+"  maskkit measure attn.h5 --threshold 0.02 --by head --csv heads.csv\n"
+"  maskkit measure local2 --lengths lengths.txt --json\n",
 };

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "plot.h"
 
 typedef struct data_source {
 	char describe[1400];  /* what was measured, for the report */
@@ -25,131 +26,76 @@ typedef struct data_source {
 	bool no_toeplitz;     /* not checked (top-p keeps per row) */
 } data_source;
 
-static int data_double(const char *s, const char *opt, double *out)
-{
-	char *end;
-	double v;
+/* ---- which mode ------------------------------------------------------------ */
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v))
-		return mk_error_set(MK_EINVAL, "%s expects a number, got '%s'", opt, s);
-	*out = v;
-	return MK_OK;
-}
-
-int cli_data_option(int opt, const char *arg, cli_data_opts *o)
+/* An operand whose file part ends in .h5 or .hdf5 ("FILE.h5", "FILE.h5:/PATH")
+ * must exist in data-set mode: MK_EIO naming it, rather than reading it as a
+ * pattern expression. */
+static int data_missing_h5(const char *spec)
 {
+	size_t flen = mk_tensor_file_len(spec);
+	char *file;
+	struct stat st;
 	int ret = MK_OK;
 
-	switch (opt) {
-	case CLI_OPT_DATASET: o->dataset = arg; break;
-	case CLI_OPT_LENGTHS: o->lengths = arg; break;
-	case CLI_OPT_AXES: o->axes = arg; break;
-	case CLI_OPT_PNG: o->png = arg; break;
-	case CLI_OPT_HEADS: o->heads_file = arg; break;
-	case CLI_OPT_CSV: o->csv = true; break;
-	case CLI_OPT_MPIIO: /* not a data-set option of its own: patterns refuse it */
-		o->mpi_io_given = true;
-		ret = cli_mpi_io(arg, &o->collective);
-		return ret ? ret : 1;
-	case CLI_OPT_THRESHOLD:
-	case CLI_OPT_TOPP:
-		if (o->keep.rule != MK_KEEP_NONZERO)
-			return mk_error_set(MK_EINVAL, "give one of --threshold and --top-p");
-		o->keep.rule = opt == CLI_OPT_TOPP ? MK_KEEP_TOP_P : MK_KEEP_THRESHOLD;
-		ret = data_double(arg, opt == CLI_OPT_TOPP ? "--top-p" : "--threshold",
-				  &o->keep.value);
-		if (ret == MK_OK && opt == CLI_OPT_TOPP && !(o->keep.value > 0 && o->keep.value <= 1))
-			ret = mk_error_set(MK_EINVAL, "--top-p must be in (0, 1], got '%s'", arg);
-		break;
-	case CLI_OPT_BY:
-		if (strcmp(arg, "layer") && strcmp(arg, "head") && strcmp(arg, "sample"))
-			return mk_error_set(MK_EINVAL, "--by takes layer, head or sample, not '%s'", arg);
-		o->by = arg[0] == 'l' ? 'l' : arg[0] == 'h' ? 'h' : 's';
-		break;
-	default:
-		return 0;
-	}
-	o->any = true;
-	return ret ? ret : 1;
-}
-
-/* The file part of "FILE.h5" or "FILE.h5:/dataset" (length), 0 if arg
- * names no such file. */
-static size_t data_h5_file(const char *arg)
-{
-	size_t n = strlen(arg);
-	const char *colon = strstr(arg, ".h5:") ? strstr(arg, ".h5:") + 3
-			  : strstr(arg, ".hdf5:") ? strstr(arg, ".hdf5:") + 5 : NULL;
-	char file[1024];
-	struct stat st;
-
-	if (colon)
-		n = (size_t)(colon - arg);
-	else if (!((n > 3 && !strcmp(arg + n - 3, ".h5")) || (n > 5 && !strcmp(arg + n - 5, ".hdf5"))))
-		return 0;
-	if (n >= sizeof file)
-		return 0;
-	memcpy(file, arg, n);
-	file[n] = '\0';
-	return stat(file, &st) == 0 && S_ISREG(st.st_mode) ? n : 0;
-}
-
-static bool data_is_h5(const char *arg) { return data_h5_file(arg) > 0; }
-
-/* An operand named like an HDF5 file that is not there: MK_EIO, rather than
- * reading it as a pattern expression. */
-static int data_missing_h5(const char *arg)
-{
-	const char *ext = strstr(arg, ".h5") ? strstr(arg, ".h5") : strstr(arg, ".hdf5");
-	size_t len = ext ? (size_t)(ext - arg) + (ext[1] == 'h' && ext[2] == '5' ? 3 : 5) : 0;
-	struct stat st;
-	char file[1024];
-
-	if (!ext || (arg[len] && arg[len] != ':') || len >= sizeof file)
+	if (mk_tensor_format(spec) != MK_FMT_H5)
 		return MK_OK;
-	memcpy(file, arg, len);
-	file[len] = '\0';
+	if (!(file = strndup(spec, flen)))
+		return mk_error_set(MK_ENOMEM, "out of memory");
 	if (stat(file, &st) != 0)
-		return mk_error_errno(errno, "'%s'", file);
-	if (!S_ISREG(st.st_mode))
-		return mk_error_set(MK_EIO, "'%s': not a regular file", file);
-	return MK_OK;
+		ret = mk_error_errno(errno, "'%s'", file);
+	else if (!S_ISREG(st.st_mode))
+		ret = mk_error_set(MK_EIO, "'%s': not a regular file", file);
+	free(file);
+	return ret;
 }
 
-bool cli_data_mode(const char *arg, const cli_data_opts *o)
+/* The rule of measure's --help for one operand: true when spec is
+ * FILE.h5:/PATH, or names an HDF5 file (.h5, .hdf5) that is not a plain 2-D
+ * mask without lengths (a file HDF5 cannot open counts as a data set: its
+ * error is then the data set's). */
+static bool data_operand(const char *spec)
 {
 	mk_dataset *d = NULL;
+	const mk_dataset_info *in;
+	struct stat st;
 	bool deep;
 
-	if (o->any || !arg)
-		return true;
-	if (!data_is_h5(arg))
+	if (mk_tensor_format(spec) != MK_FMT_H5)
 		return false;
-	if (arg[data_h5_file(arg)])
-		return true; /* FILE.h5:/dataset */
+	if (spec[mk_tensor_file_len(spec)])
+		return true;
+	if (stat(spec, &st) != 0 || !S_ISREG(st.st_mode))
+		return false; /* an expression ('local2+a.h5'), or a missing file */
 	/* a look at the shape only: no lengths are read, nothing is allocated */
-	if (mk_dataset_open(arg, &(mk_dataset_opts){.max_memory = UINT64_MAX, .shape_only = true},
+	if (mk_dataset_open(spec, &(mk_dataset_opts){.max_memory = UINT64_MAX, .shape_only = true},
 			    &d) != MK_OK)
-		return true; /* its error is the data set's */
-	/* a plain 2-D mask keeps the single-mask report (structure, tiles) */
-	deep = mk_dataset_get_info(d)->rank > 2 || mk_dataset_get_info(d)->lengths_name;
+		return true;
+	in = mk_dataset_get_info(d);
+	deep = in->rank > 2 || in->lengths_name;
 	mk_dataset_close(d);
 	return deep;
 }
 
-int cli_data_choose(const char *arg, const cli_data_opts *o, bool *data)
+int cli_data_choose(int argc, char **argv, const cli_data_opts *o, bool *data)
 {
-	int ret = MK_OK, mode;
+	char why[1200] = "";
+	int mode;
 
-	*data = false;
-	if (mk_par_size() > 1 && arg && (ret = mk_par_agree(data_missing_h5(arg), NULL)))
-		return ret;
-	*data = cli_data_mode(arg, o);
+	*data = o->any || argc == 0;
+	for (int k = 0; k < argc && !*data; k++)
+		*data = data_operand(argv[k]);
+	if (mk_par_size() == 1)
+		return MK_OK;
+	/* the rank that differs says why: a file it lacks, or one that differs */
+	for (int k = 0; k < argc && !*why; k++)
+		if (mk_tensor_format(argv[k]) == MK_FMT_H5 && data_missing_h5(argv[k]))
+			snprintf(why, sizeof why, "%s", mk_error());
+	if (!*why)
+		snprintf(why, sizeof why, "whether the operand is a data set differs from the other "
+			 "ranks (every node must see the same files)");
 	mode = *data;
-	return mk_par_same(&mode, sizeof mode, "whether the operand is a data set differs from "
-			   "the other ranks (every node must see the same files)");
+	return mk_par_same(&mode, sizeof mode, why);
 }
 
 /* ---- measuring ------------------------------------------------------------- */
@@ -180,7 +126,7 @@ static int data_file(const char *path, const cli_data_opts *o, const cli_mask_op
 				 .collective = o->collective};
 	mk_dataset *d = NULL;
 	const mk_dataset_info *in;
-	size_t flen = data_h5_file(path);
+	size_t flen = mk_tensor_file_len(path);
 	char *file = strndup(path, flen);
 	int ret = file ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
 
@@ -201,7 +147,7 @@ static int data_file(const char *path, const cli_data_opts *o, const cli_mask_op
 				   m->bind.n, in->n);
 	snprintf(src->describe, sizeof src->describe, "%s:%s (%s, %" PRId64 " samples x %" PRId64
 		 " layers x %" PRId64 " heads x %" PRId64 " x %" PRId64 ")", in->path, in->name,
-		 in->dtype, in->samples, in->layers, in->heads, in->n, in->n);
+		 mk_dtype_name(in->dtype), in->samples, in->layers, in->heads, in->n, in->n);
 	snprintf(src->lengths, sizeof src->lengths, "%s", in->lengths_name ? in->lengths_name : "");
 	src->file = true;
 	data_rule_text(&o->keep, src);
@@ -271,51 +217,69 @@ static const char *data_toeplitz(const data_source *src, uint8_t level)
 	return level == MK_TOEPLITZ_YES ? "yes" : level == MK_TOEPLITZ_INTERIOR ? "interior" : "no";
 }
 
-static void data_print(const mk_ds_measure *r, const data_source *src, char by, bool csv)
+static void data_print_head(const mk_ds_measure *r, const data_source *src)
 {
 	int64_t lo, hi;
 	double mean;
+
+	data_length_stats(r, &lo, &mean, &hi);
+	printf("data         %s\n", src->describe);
+	if (src->lengths[0])
+		printf("lengths      %s: min %" PRId64 ", mean %.2f, max %" PRId64 "\n",
+		       src->lengths, lo, mean, hi);
+	else
+		printf("lengths      none: every sample is N = %" PRId64 " long\n", r->n);
+	printf("cells        %s\n", src->rule);
+	printf("sparsity     %.6f   (Eq. 9: mean over %" PRId64 " samples x %" PRId64
+	       " layers x %" PRId64 " heads of 1 - |B|/N_i^2)\n", r->rho, r->samples,
+	       r->layers, r->heads);
+	printf("classic      %.6f   (every sample counted at N = %" PRId64 ")\n",
+	       r->rho_classic, r->n);
+	if (src->file)
+		printf("empty rows   %" PRIu64 "   (real rows with no key kept)\n", r->empty_rows);
+}
+
+/* The breakdown `by` ('l', 'h', 's') as a table or as CSV. */
+static void data_print_groups(FILE *f, const mk_ds_measure *r, const data_source *src, int by,
+			      bool csv)
+{
 	const char *sep = csv ? "," : "  ";
 
-	if (!csv) {
-		data_length_stats(r, &lo, &mean, &hi);
-		printf("data         %s\n", src->describe);
-		if (src->lengths[0])
-			printf("lengths      %s: min %" PRId64 ", mean %.2f, max %" PRId64 "\n",
-			       src->lengths, lo, mean, hi);
-		else
-			printf("lengths      none: every sample is N = %" PRId64 " long\n", r->n);
-		printf("cells        %s\n", src->rule);
-		printf("sparsity     %.6f   (Eq. 9: mean over %" PRId64 " samples x %" PRId64
-		       " layers x %" PRId64 " heads of 1 - |B|/N_i^2)\n", r->rho, r->samples,
-		       r->layers, r->heads);
-		printf("classic      %.6f   (every sample counted at N = %" PRId64 ")\n",
-		       r->rho_classic, r->n);
-		if (src->file)
-			printf("empty rows   %" PRIu64 "   (real rows with no key kept)\n",
-			       r->empty_rows);
-		if (by)
-			printf("\n");
-	}
-	if (by == 'l' || (csv && !by)) {
-		printf(csv ? "layer%ssparsity\n" : "layer%s  sparsity\n", sep);
+	if (by == 'l') {
+		fprintf(f, csv ? "layer%ssparsity\n" : "layer%s  sparsity\n", sep);
 		for (int64_t l = 0; l < r->layers; l++)
-			printf(csv ? "%" PRId64 "%s%.9g\n" : "%5" PRId64 "%s%.6f\n", l, sep,
-			       r->by_layer[l]);
+			fprintf(f, csv ? "%" PRId64 "%s%.9g\n" : "%5" PRId64 "%s%.6f\n", l, sep,
+				r->by_layer[l]);
 	} else if (by == 'h') {
-		printf(csv ? "layer%shead%ssparsity%stoeplitz\n" : "layer%s head%s  sparsity%stoeplitz\n",
-		       sep, sep, sep);
+		fprintf(f, csv ? "layer%shead%ssparsity%stoeplitz\n"
+			       : "layer%s head%s  sparsity%stoeplitz\n", sep, sep, sep);
 		for (int64_t a = 0; a < r->layers * r->heads; a++)
-			printf(csv ? "%" PRId64 "%s%" PRId64 "%s%.9g%s%s\n"
-				   : "%5" PRId64 "%s%5" PRId64 "%s%.6f%s%s\n", a / r->heads, sep,
-			       a % r->heads, sep, r->by_head[a], sep, data_toeplitz(src, r->toeplitz[a]));
+			fprintf(f, csv ? "%" PRId64 "%s%" PRId64 "%s%.9g%s%s\n"
+				       : "%5" PRId64 "%s%5" PRId64 "%s%.6f%s%s\n", a / r->heads, sep,
+				a % r->heads, sep, r->by_head[a], sep,
+				data_toeplitz(src, r->toeplitz[a]));
 	} else if (by == 's') {
-		printf(csv ? "sample%slength%ssparsity\n" : "sample%s length%s  sparsity\n", sep, sep);
+		fprintf(f, csv ? "sample%slength%ssparsity\n" : "sample%s length%s  sparsity\n", sep,
+			sep);
 		for (int64_t i = 0; i < r->samples; i++)
-			printf(csv ? "%" PRId64 "%s%" PRId64 "%s%.9g\n"
-				   : "%6" PRId64 "%s%7" PRId64 "%s%.6f\n", i, sep, r->lengths[i], sep,
-			       r->by_sample[i]);
+			fprintf(f, csv ? "%" PRId64 "%s%" PRId64 "%s%.9g\n"
+				       : "%6" PRId64 "%s%7" PRId64 "%s%.6f\n", i, sep, r->lengths[i],
+				sep, r->by_sample[i]);
 	}
+}
+
+typedef struct data_csv_arg {
+	const mk_ds_measure *r;
+	const data_source *src;
+	int by;
+} data_csv_arg;
+
+/* --csv FILE, through mk_write_atomic. */
+static int data_write_csv(void *file, void *arg)
+{
+	const data_csv_arg *x = arg;
+	data_print_groups(file, x->r, x->src, x->by, true);
+	return ferror((FILE *)file) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
 }
 
 static cJSON *data_json(const mk_ds_measure *r, const data_source *src)
@@ -359,33 +323,53 @@ static cJSON *data_json(const mk_ds_measure *r, const data_source *src)
 	return o;
 }
 
+/* The picture and --csv FILE first (when one fails, nothing has been
+ * printed), then the report on stdout: the table, --json or --csv -. */
 static int data_emit(const mk_ds_measure *r, const data_source *src, const cli_data_opts *o,
 		     bool json)
 {
+	bool csv_out = o->csv && !strcmp(o->csv, "-");
+	int by = o->by ? o->by : o->csv ? 'l' : 0; /* CSV: by layer unless --by */
 	int ret;
 
-	/* the picture first: when it fails, nothing has been printed */
 	if (o->png && (ret = mk_png_heat(o->png, r->by_head, r->layers, r->heads)))
+		return ret;
+	if (o->csv && !csv_out &&
+	    (ret = mk_write_atomic(o->csv, data_write_csv,
+				   &(data_csv_arg){.r = r, .src = src, .by = by})))
 		return ret;
 	if (json)
 		return cli_json_out(data_json(r, src));
-	data_print(r, src, o->by, o->csv);
+	if (csv_out) {
+		data_print_groups(stdout, r, src, by, true);
+		return MK_OK;
+	}
+	data_print_head(r, src);
+	if (o->by) {
+		printf("\n");
+		data_print_groups(stdout, r, src, o->by, false);
+	}
 	return MK_OK;
 }
 
-/* -1, or the exit code of a usage error. */
+/* What holds once the mode is known: the operands, one report on stdout,
+ * distinct outputs. */
 static int data_usage(const cli_data_opts *o, bool json, int argc, const char *arg)
 {
+	const struct mk_cmd *c = &mk_cmd_measure;
+
 	if (argc > 1)
-		return cli_usage(&mk_cmd_measure, "a data set is measured on its own (%d operands)",
-				 argc);
+		return cli_usage_error(c, "a data set is measured on its own (%d operands)", argc);
 	if (!arg && !o->heads_file)
-		return cli_usage(&mk_cmd_measure, "missing EXPR, FILE.h5 or --heads-file");
+		return cli_usage_error(c, "missing EXPR, FILE.h5 or --heads-file");
 	if (arg && o->heads_file)
-		return cli_usage(&mk_cmd_measure, "give an expression or --heads-file, not both");
-	if (json && o->csv)
-		return cli_usage(&mk_cmd_measure, "give one of --json and --csv");
-	return -1;
+		return cli_usage_error(c, "give an expression or --heads-file, not both");
+	if (json && o->csv && !strcmp(o->csv, "-"))
+		return cli_usage_error(c, "give one of --json and --csv - (both write to standard "
+				       "output)");
+	if (o->png && o->csv && !strcmp(o->png, o->csv))
+		return cli_usage_error(c, "--png and --csv name the same file '%s'", o->png);
+	return MK_OK;
 }
 
 int cli_data_measure(const cli_data_opts *o, const cli_mask_opts *m, bool json, int argc,
@@ -394,21 +378,22 @@ int cli_data_measure(const cli_data_opts *o, const cli_mask_opts *m, bool json, 
 	mk_ds_measure r = {0};
 	data_source src = {.rule = ""};
 	const char *arg = argc > 0 ? argv[0] : NULL;
+	const char *csv_file = o->csv && strcmp(o->csv, "-") ? o->csv : NULL;
 	int ret;
 
-	if ((ret = cli_par_parsed(data_usage(o, json, argc, arg))) >= 0)
+	/* the same on every rank; agreed, as the collective steps before it were */
+	if ((ret = mk_par_agree(data_usage(o, json, argc, arg), NULL)) ||
+	    (ret = cli_root_check_output_dir(o->png)) ||
+	    (ret = cli_root_check_output_dir(csv_file)) ||
+	    (arg && (ret = mk_par_agree(data_missing_h5(arg), NULL))))
 		return ret;
-	if ((ret = cli_root_check_output_dir(o->png)))
-		return cli_fail(ret);
-	if (arg && (ret = data_missing_h5(arg)))
-		return cli_fail(ret);
-	if (arg && data_is_h5(arg)) {
+	if (arg && mk_tensor_format(arg) == MK_FMT_H5) {
 		ret = data_file(arg, o, m, &r, &src);
 	} else {
 		/* patterns are measured on rank 0 alone */
 		mk_par_done();
 		if (mk_par_rank() != 0)
-			return MK_EXIT_OK;
+			return MK_OK;
 		ret = data_patterns(arg, o, m, &r, &src);
 	}
 	/* a failure not agreed on keeps the job's abort armed (mk_par_end) */
@@ -416,6 +401,6 @@ int cli_data_measure(const cli_data_opts *o, const cli_mask_opts *m, bool json, 
 		mk_par_done();
 	if (ret == MK_OK && mk_par_rank() == 0)
 		ret = data_emit(&r, &src, o, json);
-	mk_ds_measure_free(&r);
-	return ret ? cli_fail(ret) : MK_EXIT_OK;
+	mk_ds_measure_release(&r);
+	return ret;
 }

@@ -1,7 +1,6 @@
 /* maskkit patterns: the registered patterns, their parameters and definitions. */
 #include "config.h"
 #include <cJSON.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -17,16 +16,26 @@ static void patterns_text(void)
 			printf("%-11s shorthand: %s<K> sets %s=K\n", "", p->name, p->shorthand);
 		for (size_t m = 0; m < p->nparams; m++) {
 			const mk_param_info *q = &p->params[m];
-			printf("%-11s   %-8s %-5s default %-6s %s\n", "", q->name, q->kind,
+			printf("%-11s   %-8s %-5s default %-6s %s\n", "", q->name, mk_param_kind_name(q->kind),
 			       q->def && *q->def ? q->def : "(none)", q->doc);
 		}
 	}
 }
 
-static void patterns_json(void)
+typedef struct patterns_opts {
+	bool json;
+} patterns_opts;
+
+static const struct cli_opt patterns_table[] = {
+	CLI_OPT_FLAG("json", 0, patterns_opts, json,
+		     "machine-readable list: [{name, summary, shorthand, params: [{name, kind, "
+		     "default, doc}]}]"),
+	CLI_OPT_END,
+};
+
+static int patterns_json(void)
 {
 	cJSON *all = cJSON_CreateArray();
-	char *s;
 	for (size_t k = 0; k < mk_pattern_count(); k++) {
 		const mk_pattern_info *p = mk_pattern_get(k);
 		cJSON *o = cJSON_CreateObject(), *params = NULL;
@@ -38,57 +47,39 @@ static void patterns_json(void)
 		for (size_t m = 0; m < p->nparams; m++) {
 			cJSON *q = cJSON_CreateObject();
 			cJSON_AddStringToObject(q, "name", p->params[m].name);
-			cJSON_AddStringToObject(q, "kind", p->params[m].kind);
+			cJSON_AddStringToObject(q, "kind", mk_param_kind_name(p->params[m].kind));
 			cJSON_AddStringToObject(q, "default", p->params[m].def ? p->params[m].def : "");
 			cJSON_AddStringToObject(q, "doc", p->params[m].doc);
 			cJSON_AddItemToArray(params, q);
 		}
 		cJSON_AddItemToArray(all, o);
 	}
-	s = cJSON_Print(all);
-	puts(s);
-	free(s);
-	cJSON_Delete(all);
+	return cli_json_out(all);
 }
 
-static int patterns_run(int argc, char **argv)
+static int patterns_exec(void *opts, const cli_args *a)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, CLI_OPT_JSON}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
-	bool json = false;
-	int opt;
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			cli_help(&mk_cmd_patterns);
-			return MK_EXIT_OK;
-		}
-		if (opt != CLI_OPT_JSON)
-			return cli_bad_option(&mk_cmd_patterns, argv, opt);
-		json = true;
-	}
-	if (optind < argc)
-		return cli_usage(&mk_cmd_patterns, "unexpected argument '%s'", argv[optind]);
-	if (json)
-		patterns_json();
-	else
-		patterns_text();
-	return MK_EXIT_OK;
+	patterns_opts *o = opts;
+
+	if (a->argc > 0)
+		return cli_usage_error(&mk_cmd_patterns, "unexpected argument '%s'", a->argv[0]);
+	if (o->json)
+		return patterns_json();
+	patterns_text();
+	return MK_OK;
 }
 
 const struct mk_cmd mk_cmd_patterns = {
 	.name = "patterns",
 	.summary = "list the patterns with their parameters and definitions",
-	.run = patterns_run,
-	.usage =
-"usage: maskkit patterns [--json]\n"
-"\n"
+	.synopsis = "[--json]",
+	.opts = patterns_table,
+	.opts_size = sizeof(patterns_opts),
+	.exec = patterns_exec,
+	.description =
 "Lists every pattern of the expression language: its one-line definition,\n"
-"its parameters with defaults, and its numeric shorthand (local2 = local(w=2)).\n"
-"\n"
-"options:\n"
-"      --json     machine-readable list\n"
-"  -h, --help     this help\n",
+"its parameters with defaults, and its numeric shorthand (local2 = local(w=2)).\n",
+	.examples =
+"  maskkit patterns\n"
+"  maskkit patterns --json\n",
 };

@@ -6,20 +6,14 @@
  */
 #include "config.h"
 #include <cJSON.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-
-enum {
-	POS_OPT_LAYER = 512, POS_OPT_HEADS, POS_OPT_NOBIAS, POS_OPT_LAYOUT, POS_OPT_FIT,
-	POS_OPT_PNG, POS_OPT_COLUMNS, POS_OPT_PROFILE, POS_OPT_ROLE /* + MK_POS_* */
-};
+#include "plot.h"
 
 typedef struct pos_opts {
-	cli_mask_opts m;
 	mk_positional_opts p;
 	int64_t fit, columns;
 	const char *png, *profile;
@@ -32,8 +26,10 @@ typedef struct pos_report {
 	mk_tisa *fits; /* heads, when --fit */
 } pos_report;
 
-static int pos_layout_option(const char *arg, mk_layout *out)
+static int pos_opt_layout(void *opts, const char *arg)
 {
+	mk_layout *out = &((pos_opts *)opts)->p.layout;
+
 	if (!strcmp(arg, "auto"))
 		*out = MK_LAYOUT_AUTO;
 	else if (!strcmp(arg, "in-out") || !strcmp(arg, "tf"))
@@ -46,75 +42,36 @@ static int pos_layout_option(const char *arg, mk_layout *out)
 	return MK_OK;
 }
 
-static int pos_option(int opt, const char *arg, void *ctx)
-{
-	pos_opts *o = ctx;
-	if (opt >= POS_OPT_ROLE && opt < POS_OPT_ROLE + MK_POS_NROLES) {
-		o->p.dataset[opt - POS_OPT_ROLE] = arg;
-		return MK_OK;
-	}
-	switch (opt) {
-	case POS_OPT_LAYER:
-		return cli_i64(arg, "--layer", 0, 100000, &o->p.layer);
-	case POS_OPT_HEADS:
-		return cli_i64(arg, "--heads", 1, 100000, &o->p.heads);
-	case POS_OPT_NOBIAS:
-		o->p.no_bias = true;
-		return MK_OK;
-	case POS_OPT_LAYOUT:
-		return pos_layout_option(arg, &o->p.layout);
-	case POS_OPT_FIT:
-		return cli_i64(arg, "--fit", 1, MK_TISA_MAX_KERNELS, &o->fit);
-	case POS_OPT_PNG:
-		o->png = arg;
-		return MK_OK;
-	case POS_OPT_COLUMNS:
-		return cli_i64(arg, "--columns", 1, 64, &o->columns);
-	case POS_OPT_PROFILE:
-		o->profile = arg;
-		return MK_OK;
-	case CLI_OPT_JSON:
-		o->json = true;
-		return MK_OK;
-	default:
-		return mk_error_set(MK_EINVAL, "unexpected option");
-	}
-}
+#define POS_ROLE(n, r, h) CLI_OPT_STRING(n, 0, pos_opts, p.dataset[r], "PATH", h)
 
-static int pos_parse(int argc, char **argv, pos_opts *o)
-{
-	static const struct option longopts[] = {
-		{"layer", required_argument, NULL, POS_OPT_LAYER},
-		{"heads", required_argument, NULL, POS_OPT_HEADS},
-		{"no-bias", no_argument, NULL, POS_OPT_NOBIAS},
-		{"layout", required_argument, NULL, POS_OPT_LAYOUT},
-		{"fit", required_argument, NULL, POS_OPT_FIT},
-		{"png", required_argument, NULL, POS_OPT_PNG},
-		{"columns", required_argument, NULL, POS_OPT_COLUMNS},
-		{"profile", required_argument, NULL, POS_OPT_PROFILE},
-		{"position", required_argument, NULL, POS_OPT_ROLE + MK_POS_POSITION},
-		{"word", required_argument, NULL, POS_OPT_ROLE + MK_POS_WORD},
-		{"query", required_argument, NULL, POS_OPT_ROLE + MK_POS_QUERY},
-		{"key", required_argument, NULL, POS_OPT_ROLE + MK_POS_KEY},
-		{"query-bias", required_argument, NULL, POS_OPT_ROLE + MK_POS_QUERY_BIAS},
-		{"key-bias", required_argument, NULL, POS_OPT_ROLE + MK_POS_KEY_BIAS},
-		{"projection", required_argument, NULL, POS_OPT_ROLE + MK_POS_PROJ},
-		{"projection-bias", required_argument, NULL, POS_OPT_ROLE + MK_POS_PROJ_BIAS},
-		{"json", no_argument, NULL, CLI_OPT_JSON},
-		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	int ret = cli_parse(&mk_cmd_positional, argc, argv, longopts, &o->m, pos_option, o);
-	if (ret >= 0)
-		return ret;
-	if (o->m.out || o->m.bind.n)
-		return cli_usage(&mk_cmd_positional, "-n and -o are not options of positional");
-	if (optind >= argc)
-		return cli_usage(&mk_cmd_positional, "missing FILE.h5");
-	if (argc - optind > 1)
-		return cli_usage(&mk_cmd_positional, "one FILE.h5 at a time (got %d)", argc - optind);
-	o->p.max_memory = o->m.bind.max_memory;
-	return -1;
-}
+static const struct cli_opt pos_table[] = {
+	CLI_OPT_INT("layer", 0, pos_opts, p.layer, "L", 0, 100000, "0", "the layer, counted from 0"),
+	CLI_OPT_INT("heads", 0, pos_opts, p.heads, "H", 1, 100000, NULL,
+		    "heads (default: query size / 64)"),
+	CLI_OPT_FLAG("no-bias", 0, pos_opts, p.no_bias, "leave the query and key biases out"),
+	CLI_OPT_CALL("layout", 0, pos_opt_layout, "X", "auto",
+		     "weights stored auto (from the name: 'kernel' in-out, 'weight' out-in), "
+		     "in-out (tf) or out-in (torch)"),
+	POS_ROLE("position", MK_POS_POSITION, "dataset of the position embeddings"),
+	POS_ROLE("word", MK_POS_WORD, "dataset of the word embeddings"),
+	POS_ROLE("query", MK_POS_QUERY, "dataset of layer L's query weights"),
+	POS_ROLE("key", MK_POS_KEY, "dataset of layer L's key weights"),
+	POS_ROLE("query-bias", MK_POS_QUERY_BIAS, "dataset of layer L's query bias"),
+	POS_ROLE("key-bias", MK_POS_KEY_BIAS, "dataset of layer L's key bias"),
+	POS_ROLE("projection", MK_POS_PROJ, "dataset of the embedding projection (ALBERT)"),
+	POS_ROLE("projection-bias", MK_POS_PROJ_BIAS, "dataset of the embedding projection's bias"),
+	CLI_OPT_INT("fit", 0, pos_opts, fit, "S", 1, MK_TISA_MAX_KERNELS, NULL,
+		    "fit S kernels (1..8) per head"),
+	CLI_OPT_FILE("png", 0, pos_opts, png, "P.png", "heatmaps of every head's F_P in a grid"),
+	CLI_OPT_INT("columns", 0, pos_opts, columns, "C", 1, 64, "4",
+		    "heads per row in --png and --profile"),
+	CLI_OPT_FILE("profile", 0, pos_opts, profile, "P.png",
+		     "plot (gnuplot) of every head's profile (and fit)"),
+	CLI_OPT_FLAG("json", 0, pos_opts, json, "machine-readable output"),
+	CLI_OPT_SIZE("max-memory", 0, pos_opts, p.max_memory, "S", "4G",
+		     "limit for the matrices held"),
+	CLI_OPT_END,
+};
 
 /* Fits each head's profile, weighting diagonal d by its length n - |d| so
  * that the fit is the least-squares fit of f(j - i) to the whole matrix. */
@@ -290,46 +247,46 @@ static cJSON *pos_json(const pos_opts *o, const pos_report *rep)
 	return j;
 }
 
-static int pos_run(int argc, char **argv)
+static int pos_exec(void *opts, const cli_args *a)
 {
-	pos_opts o = {.columns = 4};
+	pos_opts *o = opts;
 	pos_report rep = {0};
 	int ret;
 
-	cli_mask_defaults(&o.m);
-	if ((ret = pos_parse(argc, argv, &o)) >= 0)
-		return ret;
-	rep.file = argv[optind];
-	ret = mk_positional_compute(rep.file, &o.p, &rep.r);
-	if (ret == MK_OK && o.fit)
-		ret = pos_fit_heads(&o, &rep);
-	if (ret == MK_OK && o.png)
-		ret = pos_png(&o, &rep.r);
-	if (ret == MK_OK && o.profile)
-		ret = pos_profile_plot(&o, &rep);
-	if (ret == MK_OK && o.json) {
-		cJSON *j = pos_json(&o, &rep);
-		char *s = cJSON_Print(j);
-		if (s)
-			puts(s);
-		free(s);
-		cJSON_Delete(j);
-	} else if (ret == MK_OK) {
-		pos_print(&o, &rep);
-	}
+	if (a->argc < 1)
+		return cli_usage_error(&mk_cmd_positional, "missing FILE.h5");
+	if (a->argc > 1)
+		return cli_usage_error(&mk_cmd_positional, "one FILE.h5 at a time (got %d)", a->argc);
+	rep.file = a->argv[0];
+	if (rep.file[mk_tensor_file_len(rep.file)])
+		return cli_usage_error(&mk_cmd_positional, "'%s': positional reads several datasets "
+				       "of FILE.h5; name them with --position, --query, --key...",
+				       rep.file);
+	ret = mk_positional_compute(rep.file, &o->p, &rep.r);
+	if (ret == MK_OK && o->fit)
+		ret = pos_fit_heads(o, &rep);
+	if (ret == MK_OK && o->png)
+		ret = pos_png(o, &rep.r);
+	if (ret == MK_OK && o->profile)
+		ret = pos_profile_plot(o, &rep);
+	if (ret == MK_OK && o->json)
+		ret = cli_json_out(pos_json(o, &rep));
+	else if (ret == MK_OK)
+		pos_print(o, &rep);
 	free(rep.fits);
 	mk_positional_release(&rep.r);
-	return ret ? cli_fail(ret) : MK_EXIT_OK;
+	return ret;
 }
 
 const struct mk_cmd mk_cmd_positional = {
 	.name = "positional",
 	.summary = "positional attention term per head, its Toeplitz R^2 and TISA fits",
-	.run = pos_run,
-	.usage =
-"usage: maskkit positional FILE.h5 [--layer L] [--heads H] [--fit S] [--png P.png]\n"
-"                          [--profile P.png] [--json] [options]\n"
-"\n"
+	.synopsis = "FILE.h5 [--layer L] [--heads H] [--fit S]\n"
+		    " [--png P.png] [--profile P.png] [--json] [options]",
+	.opts = pos_table,
+	.opts_size = sizeof(pos_opts),
+	.exec = pos_exec,
+	.description =
 "The positional term of layer L's attention scores, per head (Wennberg &\n"
 "Henter, 2021, Eq. 9-12): with w the mean word embedding and E_P the\n"
 "position embeddings,\n"
@@ -350,24 +307,11 @@ const struct mk_cmd mk_cmd_positional = {
 "\n"
 "Datasets are found by name (HuggingFace TF tf_model.h5 files and h5py dumps\n"
 "of PyTorch state dicts): 'position_embeddings', 'word_embeddings', 'query'\n"
-"and 'key' in layer L ('layer_._L', 'layer.L'), their 'bias' beside them.\n"
-"\n"
-"options:\n"
-"      --layer L          the layer, counted from 0 (default 0)\n"
-"      --heads H          heads (default: query size / 64)\n"
-"      --no-bias          leave the query and key biases out\n"
-"      --layout X         weights stored auto (from the name: 'kernel' in-out,\n"
-"                         'weight' out-in), in-out (TF) or out-in (PyTorch)\n"
-"      --position PATH    dataset of the position embeddings (also --word,\n"
-"                         --query, --key, --query-bias, --key-bias,\n"
-"                         --projection, --projection-bias)\n"
-"      --fit S            fit S kernels (1..8) per head\n"
-"      --png P.png        heatmaps of every head's F_P in a grid\n"
-"      --columns C        heads per row in --png and --profile (default 4)\n"
-"      --profile P.png    plot (gnuplot) of every head's profile (and fit)\n"
-"      --json             machine-readable output\n"
-"      --max-memory S     limit for the matrices held (default 4G)\n"
-"  -h, --help             this help\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"and 'key' in layer L ('layer_._L', 'layer.L'), their 'bias' beside them;\n"
+"--position, --word, --query, --key, --query-bias, --key-bias, --projection\n"
+"and --projection-bias name them instead.\n",
+	.examples =
+"  maskkit positional tf_model.h5 --layer 0 --fit 2\n"
+"  maskkit positional tf_model.h5 --heads 2 --png heads.png --profile fit.png\n"
+"  maskkit positional tf_model.h5 --layer 3 --no-bias --json\n",
 };

@@ -7,30 +7,24 @@
 #include "config.h"
 #include <cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "cmd_sweep.h" /* sweep_targets */
 
 #define PRUNE_MAX_LEVELS 1000
 #define PRUNE_NAME_LEN 16 /* "0.10" and a margin */
 
-enum {
-	PRUNE_OPT_SPARSITY = 512, PRUNE_OPT_STRUCTURED, PRUNE_OPT_NO_BORDER, PRUNE_OPT_GUMBEL,
-	PRUNE_OPT_TAU, PRUNE_OPT_SEED
-};
-
 typedef struct prune_opts {
-	cli_mask_opts m;
-	const char *input, *sparsity_text;
-	double *levels;
+	const char *out, *input;
+	double levels[PRUNE_MAX_LEVELS];
 	size_t nlevels;
 	char (*names)[PRUNE_NAME_LEN]; /* each level as it appears in file names */
 	char **outputs;                /* one per level (one for --gumbel) */
-	bool structured, no_border, gumbel, json, seed_given;
+	bool structured, no_border, gumbel, json;
 	double tau;
+	uint64_t seed, max_memory;
 } prune_opts;
 
 /* The input and what was made of it: masks[h * nout + l] for head h, level l. */
@@ -44,144 +38,68 @@ typedef struct prune_job {
 
 /* ---- options ------------------------------------------------------------------ */
 
-static int prune_number(const char *s, const char *opt, double *out)
+static int prune_opt_sparsity(void *opts, const char *arg)
 {
+	prune_opts *o = opts;
+	return sweep_targets(arg, "--sparsity", o->levels, PRUNE_MAX_LEVELS, &o->nlevels);
+}
+
+static int prune_opt_tau(void *opts, const char *arg)
+{
+	prune_opts *o = opts;
 	char *end;
+
 	errno = 0;
-	*out = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(*out))
-		return mk_error_set(MK_EINVAL, "%s expects a number, got '%s'", opt, s);
+	o->tau = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(o->tau) || !(o->tau > 0.0))
+		return mk_error_set(MK_EINVAL, "--tau must be a positive number, got '%s'", arg);
 	return MK_OK;
 }
 
-/* One level: s[0..len) of the option's text `all`, quoted whole in errors. */
-static int prune_level(const char *all, const char *s, size_t len, double *out)
-{
-	char buf[64];
-	bool ok = len > 0 && len < sizeof buf;
-	if (ok) {
-		memcpy(buf, s, len);
-		buf[len] = '\0';
-		ok = prune_number(buf, "--sparsity", out) == MK_OK;
-	}
-	if (!ok)
-		return mk_error_set(MK_EINVAL, "--sparsity expects a number, a list S1,S2,... or "
-				    "a range A..B[:STEP], got '%s'", all);
-	if (!(*out >= 0.0 && *out <= 1.0))
-		return mk_error_set(MK_EINVAL, "--sparsity must be between 0 and 1, got '%s'", buf);
-	return MK_OK;
-}
-
-/* "A..B[:STEP]": A, A + STEP, ... up to B (a hair of rounding allowed). */
-static int prune_range(const char *s, const char *dots, prune_opts *o)
-{
-	const char *colon = strchr(dots + 2, ':');
-	double a, b, step = 0.1;
-	int ret;
-
-	if ((ret = prune_level(s, s, (size_t)(dots - s), &a)) ||
-	    (ret = prune_level(s, dots + 2, colon ? (size_t)(colon - dots - 2) : strlen(dots + 2),
-				&b)))
-		return ret;
-	if (colon && ((ret = prune_number(colon + 1, "--sparsity's STEP", &step)) || step <= 0.0))
-		return mk_error_set(MK_EINVAL, "--sparsity's STEP must be a positive number, got "
-				    "'%s'", colon + 1);
-	if (a > b)
-		return mk_error_set(MK_EINVAL, "--sparsity range '%s' runs downwards", s);
-	if ((b - a) / step + 1.0 > PRUNE_MAX_LEVELS)
-		return mk_error_set(MK_ERANGE, "--sparsity '%s' makes more than %d levels", s,
-				    PRUNE_MAX_LEVELS);
-	o->nlevels = (size_t)floor((b - a) / step + 1e-9) + 1;
-	if (!(o->levels = malloc(o->nlevels * sizeof *o->levels)))
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	for (size_t k = 0; k < o->nlevels; k++) /* a product, not a running sum: no drift */
-		o->levels[k] = fmin(a + (double)k * step, b);
-	return MK_OK;
-}
-
-static int prune_list(const char *s, prune_opts *o)
-{
-	size_t count = 1;
-	int ret;
-
-	for (const char *c = s; *c; c++)
-		count += *c == ',';
-	if (count > PRUNE_MAX_LEVELS)
-		return mk_error_set(MK_ERANGE, "--sparsity lists more than %d levels",
-				    PRUNE_MAX_LEVELS);
-	if (!(o->levels = malloc(count * sizeof *o->levels)))
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	for (const char *c = s;; c++) {
-		const char *end = strchr(c, ',');
-		size_t len = end ? (size_t)(end - c) : strlen(c);
-		if ((ret = prune_level(s, c, len, &o->levels[o->nlevels++])))
-			return ret;
-		if (!end)
-			return MK_OK;
-		c = end;
-	}
-}
-
-static int prune_sparsity(const char *s, prune_opts *o)
-{
-	const char *dots = strstr(s, "..");
-	free(o->levels);
-	o->levels = NULL;
-	o->nlevels = 0;
-	o->sparsity_text = s;
-	return dots ? prune_range(s, dots, o) : prune_list(s, o);
-}
-
-static int prune_option(int opt, const char *arg, void *ctx)
-{
-	prune_opts *o = ctx;
-	switch (opt) {
-	case PRUNE_OPT_SPARSITY:
-		return prune_sparsity(arg, o);
-	case PRUNE_OPT_STRUCTURED:
-		o->structured = true;
-		return MK_OK;
-	case PRUNE_OPT_NO_BORDER:
-		o->no_border = true;
-		return MK_OK;
-	case PRUNE_OPT_GUMBEL:
-		o->gumbel = true;
-		return MK_OK;
-	case PRUNE_OPT_TAU:
-		if (prune_number(arg, "--tau", &o->tau) || !(o->tau > 0.0))
-			return mk_error_set(MK_EINVAL, "--tau must be a positive number, got '%s'",
-					    arg);
-		return MK_OK;
-	case PRUNE_OPT_SEED:
-		o->seed_given = true;
-		return cli_u64(arg, "--seed", &o->m.bind.seed);
-	case CLI_OPT_JSON:
-		o->json = true;
-		return MK_OK;
-	default:
-		return mk_error_set(MK_EINVAL, "unexpected option");
-	}
-}
+static const struct cli_opt prune_table[] = {
+	CLI_OPT_CALL("sparsity", 0, prune_opt_sparsity, "S",  NULL,
+		     "target sparsity 1 - |M|/n^2: S, S1,S2,... or A..B[:STEP] (STEP 0.1), each a "
+		     "fraction in [0, 1] or a percentage (90%); each level is pruned from P"),
+	CLI_OPT_FILE("output", 'o', prune_opts, out, "OUT.h5",
+		     "the output; with several levels it must hold '{}' (see below)"),
+	CLI_OPT_FLAG("structured", 0, prune_opts, structured,
+		     "prune whole diagonals (DAM_s) instead of entries"),
+	CLI_OPT_FLAG("no-border", 0, prune_opts, no_border,
+		     "with --structured: do not keep the first and last rows and columns"),
+	CLI_OPT_FLAG("gumbel", 0, prune_opts, gumbel, "sample a mask from logits instead of pruning"),
+	CLI_OPT_CALL("tau", 0, prune_opt_tau, "T", "1", "Gumbel temperature T > 0 (no change to the mask: see above)"),
+	CLI_OPT_UINT("seed", 0, prune_opts, seed, "S", "0", "Gumbel seed"),
+	CLI_OPT_FLAG("json", 0, prune_opts, json, "machine-readable report"),
+	CLI_OPT_SIZE("max-memory", 0, prune_opts, max_memory, "S", "4G",
+		     "limit for the input and the masks held"),
+	CLI_OPT_END,
+};
 
 /* Option combinations that make no sense, before any work. */
-static int prune_check_modes(const prune_opts *o)
+static int prune_check_modes(const prune_opts *o, const cli_args *a)
 {
-	if (o->m.bind.n || o->m.format || o->m.block)
-		return cli_usage(&mk_cmd_prune, "-n, --format and --block are not options of prune");
-	if (o->gumbel && (o->levels || o->structured))
-		return cli_usage(&mk_cmd_prune, "--gumbel samples a mask: it takes no --sparsity "
-				 "or --structured");
-	if (!o->gumbel && (o->seed_given || !isnan(o->tau)))
-		return cli_usage(&mk_cmd_prune, "--tau and --seed are for --gumbel");
-	if (!o->gumbel && !o->levels)
-		return cli_usage(&mk_cmd_prune, "missing --sparsity S (or --gumbel)");
+	bool levels = cli_given(a, "sparsity");
+
+	if (o->gumbel && (levels || o->structured))
+		return cli_usage_error(&mk_cmd_prune, "--gumbel samples a mask: it takes no "
+				       "--sparsity or --structured");
+	if (!o->gumbel && (cli_given(a, "seed") || cli_given(a, "tau")))
+		return cli_usage_error(&mk_cmd_prune, "--tau and --seed are for --gumbel");
+	if (!o->gumbel && !levels)
+		return cli_usage_error(&mk_cmd_prune, "missing --sparsity S (or --gumbel)");
 	if (o->no_border && !o->structured)
-		return cli_usage(&mk_cmd_prune, "--no-border is for --structured");
-	if (!o->m.out)
-		return cli_usage(&mk_cmd_prune, "missing -o OUT.h5");
-	if (mk_format_from_path(o->m.out) != MK_FMT_H5)
-		return cli_usage(&mk_cmd_prune, "-o '%s': prune writes HDF5, name it .h5", o->m.out);
-	return -1;
+		return cli_usage_error(&mk_cmd_prune, "--no-border is for --structured");
+	if (!o->out)
+		return cli_usage_error(&mk_cmd_prune, "missing -o OUT.h5");
+	if (mk_format_from_path(o->out) != MK_FMT_H5)
+		return cli_usage_error(&mk_cmd_prune, "-o '%s': prune writes HDF5, name it .h5",
+				       o->out);
+	if (a->argc < 1)
+		return cli_usage_error(&mk_cmd_prune, "missing the importance file P.h5");
+	if (a->argc > 1)
+		return cli_usage_error(&mk_cmd_prune, "one input file at a time, got '%s' and '%s'",
+				       a->argv[0], a->argv[1]);
+	return MK_OK;
 }
 
 /* pattern with each '{}' replaced by level; *out is malloc'd. */
@@ -208,67 +126,39 @@ static int prune_output_name(const char *pattern, const char *level, char **out)
 static int prune_name_outputs(prune_opts *o)
 {
 	size_t nout = o->gumbel ? 1 : o->nlevels;
-	bool braces = strstr(o->m.out, "{}") != NULL;
+	bool braces = strstr(o->out, "{}") != NULL;
 
 	if (o->gumbel && braces)
-		return cli_usage(&mk_cmd_prune, "'{}' in -o stands for a sparsity level; --gumbel "
-				 "writes one file");
+		return cli_usage_error(&mk_cmd_prune, "'{}' in -o stands for a sparsity level; "
+				       "--gumbel writes one file");
 	if (nout > 1 && !braces)
-		return cli_usage(&mk_cmd_prune, "%zu sparsity levels need '{}' in -o (as in "
-				 "-o 'mask-{}.h5')", nout);
+		return cli_usage_error(&mk_cmd_prune, "%zu sparsity levels need '{}' in -o (as in "
+				       "-o 'mask-{}.h5')", nout);
 	o->names = calloc(nout, sizeof *o->names);
 	o->outputs = calloc(nout, sizeof *o->outputs);
 	if (!o->names || !o->outputs)
-		return cli_fail(mk_error_set(MK_ENOMEM, "out of memory"));
+		return mk_error_set(MK_ENOMEM, "out of memory");
 	for (size_t l = 0; l < nout; l++) {
 		int ret;
 		snprintf(o->names[l], sizeof o->names[l], "%.2f", o->gumbel ? 0.0 : o->levels[l]);
 		for (size_t k = 0; k < l; k++)
 			if (!strcmp(o->names[k], o->names[l]))
-				return cli_usage(&mk_cmd_prune, "levels %g and %g would both be "
-						 "written as '%s'", o->levels[k], o->levels[l],
-						 o->names[l]);
-		if ((ret = prune_output_name(o->m.out, o->names[l], &o->outputs[l])) ||
+				return cli_usage_error(&mk_cmd_prune, "levels %g and %g would both "
+						       "be written as '%s'", o->levels[k],
+						       o->levels[l], o->names[l]);
+		if ((ret = prune_output_name(o->out, o->names[l], &o->outputs[l])) ||
 		    (ret = cli_check_output_dir(o->outputs[l])))
-			return cli_fail(ret);
+			return ret;
 	}
-	return -1;
+	return MK_OK;
 }
 
-static int prune_parse(int argc, char **argv, prune_opts *o)
-{
-	static const struct option longopts[] = {
-		{"sparsity", required_argument, NULL, PRUNE_OPT_SPARSITY},
-		{"structured", no_argument, NULL, PRUNE_OPT_STRUCTURED},
-		{"no-border", no_argument, NULL, PRUNE_OPT_NO_BORDER},
-		{"gumbel", no_argument, NULL, PRUNE_OPT_GUMBEL},
-		{"tau", required_argument, NULL, PRUNE_OPT_TAU},
-		{"seed", required_argument, NULL, PRUNE_OPT_SEED},
-		{"output", required_argument, NULL, 'o'},
-		{"json", no_argument, NULL, CLI_OPT_JSON},
-		{"max-memory", required_argument, NULL, CLI_OPT_MAXMEM},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	int ret;
-
-	if ((ret = cli_parse(&mk_cmd_prune, argc, argv, longopts, &o->m, prune_option, o)) >= 0 ||
-	    (ret = prune_check_modes(o)) >= 0)
-		return ret;
-	if (optind >= argc)
-		return cli_usage(&mk_cmd_prune, "missing the importance file P.h5");
-	if (argc - optind > 1)
-		return cli_usage(&mk_cmd_prune, "one input file at a time, got '%s' and '%s'",
-				 argv[optind], argv[optind + 1]);
-	o->input = argv[optind];
-	return prune_name_outputs(o);
-}
-
-static void prune_opts_free(prune_opts *o)
+static void prune_opts_release(prune_opts *o)
 {
 	for (size_t l = 0; o->outputs && l < (o->gumbel ? 1 : o->nlevels); l++)
 		free(o->outputs[l]);
 	free(o->outputs);
 	free(o->names);
-	free(o->levels);
 }
 
 /* ---- the work ------------------------------------------------------------------- */
@@ -279,7 +169,7 @@ static int prune_read(const prune_opts *o, prune_job *j)
 	char shape[96];
 	int ret;
 
-	if ((ret = mk_tensor_read(o->input, o->m.bind.max_memory, &j->t)))
+	if ((ret = mk_tensor_read(o->input, o->max_memory, &j->t)))
 		return ret;
 	mk_tensor_shape_text(t, shape, sizeof shape);
 	if (t->rank > 3)
@@ -304,7 +194,7 @@ static int prune_alloc(const prune_opts *o, prune_job *j)
 	    (ret = mk_mul_u64(count, mk_words(j->n) * 8 * (uint64_t)j->n, &bytes)))
 		return mk_error_set(MK_ERANGE, "%" PRId64 " heads x %zu levels of masks of n = %"
 				    PRId64 " are too many", j->heads, j->nout, j->n);
-	if ((ret = mk_check_memory(bytes, o->m.bind.max_memory, "the pruned masks")))
+	if ((ret = mk_check_memory(bytes, o->max_memory, "the pruned masks")))
 		return ret;
 	j->masks = calloc(count, sizeof *j->masks);
 	j->res = calloc(count, sizeof *j->res);
@@ -326,7 +216,7 @@ static int prune_compute(const prune_opts *o, prune_job *j)
 		const float *p = j->t.data + (uint64_t)h * cells;
 		size_t at = (size_t)h * j->nout;
 		if (o->gumbel)
-			ret = mk_gumbel_mask(p, j->n, isnan(o->tau) ? 1.0 : o->tau, o->m.bind.seed,
+			ret = mk_gumbel_mask(p, j->n, o->tau, o->seed,
 					     (uint64_t)h, j->masks[at], &j->res[at]);
 		else
 			ret = mk_prune_levels(p, j->n, o->levels, o->nlevels, mode,
@@ -360,7 +250,7 @@ static int prune_write(const prune_opts *o, const prune_job *j, size_t level)
 
 	if (o->gumbel)
 		snprintf(expr, sizeof expr, "prune(gumbel, tau=%g, seed=%" PRIu64 ") of %s",
-			 isnan(o->tau) ? 1.0 : o->tau, o->m.bind.seed, o->input);
+			 o->tau, o->seed, o->input);
 	else
 		snprintf(expr, sizeof expr, "prune(%s, sparsity=%g) of %s",
 			 !o->structured ? "entry" : o->no_border ? "diagonal, no border" : "diagonal",
@@ -391,7 +281,7 @@ static void prune_print_head(const prune_opts *o, const prune_job *j)
 	       j->heads == 1 ? "" : "s", j->n, mk_dtype_name(j->t.dtype));
 	if (o->gumbel)
 		printf("mode      gumbel-sigmoid, tau = %g, seed = %" PRIu64 "\n",
-		       isnan(o->tau) ? 1.0 : o->tau, o->m.bind.seed);
+		       o->tau, o->seed);
 	else if (o->structured)
 		printf("mode      diagonal (DAM_s)%s\n", o->no_border ? ", no border" :
 		       ", first and last rows and columns kept");
@@ -460,8 +350,8 @@ static cJSON *prune_json(const prune_opts *o, const prune_job *j)
 	cJSON_AddStringToObject(x, "mode", prune_mode_text(o));
 	cJSON_AddBoolToObject(x, "border", o->structured && !o->no_border);
 	if (o->gumbel) {
-		cJSON_AddNumberToObject(x, "tau", isnan(o->tau) ? 1.0 : o->tau);
-		cJSON_AddNumberToObject(x, "seed", (double)o->m.bind.seed);
+		cJSON_AddNumberToObject(x, "tau", o->tau);
+		cJSON_AddNumberToObject(x, "seed", (double)o->seed);
 	}
 	levels = cJSON_AddArrayToObject(x, "levels");
 	for (size_t l = 0; l < j->nout; l++)
@@ -469,7 +359,7 @@ static cJSON *prune_json(const prune_opts *o, const prune_job *j)
 	return x;
 }
 
-static void prune_job_free(prune_job *j)
+static void prune_job_release(prune_job *j)
 {
 	for (size_t k = 0; j->masks && k < (size_t)j->heads * j->nout; k++)
 		mk_mask_free(j->masks[k]);
@@ -478,48 +368,43 @@ static void prune_job_free(prune_job *j)
 	mk_tensor_release(&j->t);
 }
 
-static int prune_run(int argc, char **argv)
+static int prune_exec(void *opts, const cli_args *a)
 {
-	prune_opts o = {.tau = NAN};
+	prune_opts *o = opts;
 	prune_job j = {0};
-	int ret, code = MK_EXIT_OK;
+	int ret;
 
-	cli_mask_defaults(&o.m);
-	if ((ret = prune_parse(argc, argv, &o)) >= 0) {
-		prune_opts_free(&o);
+	if ((ret = prune_check_modes(o, a)))
 		return ret;
-	}
-	if ((ret = prune_read(&o, &j)) || (ret = prune_alloc(&o, &j)) ||
-	    (ret = prune_compute(&o, &j))) {
-		code = cli_fail(ret);
+	o->input = a->argv[0];
+	if ((ret = prune_name_outputs(o)) || (ret = prune_read(o, &j)) ||
+	    (ret = prune_alloc(o, &j)) || (ret = prune_compute(o, &j)))
 		goto out;
-	}
-	if (!o.json)
-		prune_print_head(&o, &j);
+	if (!o->json)
+		prune_print_head(o, &j);
 	for (size_t l = 0; l < j.nout; l++) {
-		if ((ret = prune_write(&o, &j, l))) {
-			code = cli_fail(ret);
+		if ((ret = prune_write(o, &j, l)))
 			goto out;
-		}
-		if (!o.json)
-			prune_print_level(&o, &j, l);
+		if (!o->json)
+			prune_print_level(o, &j, l);
 	}
-	if (o.json && (ret = cli_json_out(prune_json(&o, &j))))
-		code = cli_fail(ret);
+	if (o->json)
+		ret = cli_json_out(prune_json(o, &j));
 out:
-	prune_job_free(&j);
-	prune_opts_free(&o);
-	return code;
+	prune_job_release(&j);
+	prune_opts_release(o);
+	return ret;
 }
 
 const struct mk_cmd mk_cmd_prune = {
 	.name = "prune",
 	.summary = "masks from importance matrices: top entries, top diagonals, Gumbel samples",
-	.run = prune_run,
-	.usage =
-"usage: maskkit prune P.h5 --sparsity S -o OUT.h5 [--structured [--no-border]] [--json]\n"
-"       maskkit prune ALPHA.h5 --gumbel [--tau T] [--seed S] -o OUT.h5 [--json]\n"
-"\n"
+	.synopsis = "P.h5 --sparsity S -o OUT.h5 [--structured [--no-border]] [--json]\n"
+		     "ALPHA.h5 --gumbel [--tau T] [--seed S] -o OUT.h5 [--json]",
+	.opts = prune_table,
+	.opts_size = sizeof(prune_opts),
+	.exec = prune_exec,
+	.description =
 "Turns an importance matrix P per head (e.g. the mean attention map, or\n"
 "DAM's sigmoid(alpha)) into a binary mask of a target sparsity, as SparseBERT\n"
 "(Shi et al., 2021) prunes its learned masks.  P is read as a tensor: FILE.h5\n"
@@ -555,29 +440,20 @@ const struct mk_cmd mk_cmd_prune = {
 "thresholded mask; a cell is kept with probability sigmoid(alpha), and\n"
 "'expected' is 1 - the mean of sigmoid(alpha).  The noise of head h, row i\n"
 "comes from maskkit's generator keyed by (seed, h n + i), so a seed gives the\n"
-"same mask on any number of threads.\n"
-"\n"
-"options:\n"
-"      --sparsity S     target sparsity 1 - |M|/n^2 in [0, 1]: a number, a list\n"
-"                       S1,S2,... or a range A..B[:STEP] (STEP 0.1 by default,\n"
-"                       so 0.1..0.9 is nine levels); each level is pruned from P\n"
-"  -o, --output OUT.h5  the output; with several levels it must hold '{}',\n"
-"                       replaced by the level with two decimals (mask-{}.h5:\n"
-"                       mask-0.10.h5, ...); levels that print alike are an error\n"
-"      --structured     prune whole diagonals (DAM_s) instead of entries\n"
-"      --no-border      with --structured: do not keep the first and last rows\n"
-"                       and columns\n"
-"      --gumbel         sample a mask from logits instead of pruning\n"
-"      --tau T          Gumbel temperature, T > 0 (default 1; see above)\n"
-"      --seed S         Gumbel seed (default 0)\n"
-"      --json           machine-readable report\n"
-"      --max-memory S   limit for the input and the masks held (default 4G)\n"
-"  -h, --help           this help\n"
+"same mask on any number of threads.\n",
+	.notes =
+"Sparsities are fractions in [0, 1] or percentages written with '%': 0.9, 90%,\n"
+"0.5,0.9 and 0.1..0.9 (nine levels; 10%..90%:20% five) are levels; a bare 90\n"
+"is refused (did you mean 0.9 or 90%?).  With several levels -o must hold\n"
+"'{}', replaced by the level with two decimals (mask-{}.h5: mask-0.10.h5, ...);\n"
+"levels that print alike are an error.\n"
 "\n"
 "Prints per level and head the achieved sparsity, the cells kept, the\n"
 "diagonals kept (--structured) and whether the mask is Toeplitz.  All masks\n"
 "are made before the first file is written; each file is written to a\n"
-"temporary name and renamed, so a failure leaves an existing file intact.\n"
-"\n"
-"exit status: 0 success, 2 bad input, 1 internal or system error.\n",
+"temporary name and renamed, so a failure leaves an existing file intact.\n",
+	.examples =
+"  maskkit prune attn.h5:/importance --sparsity 0.9 -o dam_u.h5\n"
+"  maskkit prune p.npy --structured --sparsity 50%..90%:20% -o 'dam_s-{}.h5' --json\n"
+"  maskkit prune alpha.npy --gumbel --seed 7 -o sample.h5\n",
 };

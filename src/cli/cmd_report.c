@@ -2,6 +2,7 @@
  * directory (README.md, index.html, figures/, tables/). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "config.h"
+#include <cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -12,59 +13,6 @@
 #include "report.h"
 
 #define RP_MAX_INPUTS 64
-
-static const char report_usage[] =
-"usage: maskkit report [--out DIR] [--weights FILE.h5]... [--sweep RESULTS.csv]...\n"
-"                      [--quick] [--only SECTION,...] [--quiet]\n"
-"\n"
-"Regenerates the figures and tables of the papers maskkit follows, and how\n"
-"your masks compare with them, into DIR (default: report):\n"
-"  DIR/README.md     the report in Markdown (templates/report.md filled in)\n"
-"  DIR/index.html    the same rendered to HTML (libcmark-gfm)\n"
-"  DIR/figures/      PNG figures (the report's own gnuplot figures also SVG)\n"
-"  DIR/tables/       the numbers behind them, as CSV\n"
-"Sections (names for --only):\n"
-"  sparsebert-fig1   SparseBERT Fig. 1: Star, LogSparse, Strided, Fixed,\n"
-"                    Longformer, BigBird at n = 16, titled with their sparsity\n"
-"  sparsebert-table4 SparseBERT Table 4: those patterns at n = 128, with and\n"
-"                    without the diagonal (-diag), sparsity in %\n"
-"  aaa-fig1          Adaptive Axis Attention Fig. 1: Local, Global, Diagonal,\n"
-"                    Axis, Local+Global at N = 8\n"
-"  eq9               that paper's Eq. 9: sparsity at the longest length vs the\n"
-"                    mean over samples at their own lengths (synthetic lengths)\n"
-"  tisa              TISA Fig. 1 and 2: P = E_P E_P^T and the Toeplitz R^2 of\n"
-"                    each --weights file (none given: synthetic example models\n"
-"                    written by examples/make_tf_model.py, labelled so)\n"
-"  explain           Ding et al. Fig. 1, 6, 7: explaining away, mode collapse,\n"
-"                    centre distances\n"
-"  sweep             time and speed-up against sparsity per pattern and kernel,\n"
-"                    from --sweep files (maskkit sweep CSV), else a CPU sweep\n"
-"                    run now\n"
-"Each section is made by maskkit's own commands, run as child processes in\n"
-"DIR; the report prints them under each figure, so that running them in DIR\n"
-"remakes it.  A section that fails (a missing weights file, a malformed CSV,\n"
-"gnuplot not installed) costs only its figures: the page says which could\n"
-"not be made and why, and the rest is written.  Everything but the timings\n"
-"of a sweep run now is the same, byte for byte, on every run (fixed seeds,\n"
-"no timestamps).\n"
-"\n"
-"options:\n"
-"  -o, --out DIR        output directory (default report; made if missing)\n"
-"      --weights F.h5   a model's weights for the TISA section (repeatable);\n"
-"                       F.h5:/path names its position embeddings\n"
-"      --sweep F.csv    results of 'maskkit sweep -o F.csv' (repeatable)\n"
-"      --quick          smaller explain and sweep runs (under 2 minutes)\n"
-"      --only S,...     remake only these sections' figures and tables\n"
-"                       (README.md and index.html are left as they are)\n"
-"      --quiet          do not echo each command on stderr\n"
-"  -h, --help           this help\n"
-"\n"
-"Environment: PYTHON (default python3) runs make_tf_model.py, found in\n"
-"MASKKIT_EXAMPLES, the source tree's examples/ or the installed data;\n"
-"MASKKIT_TEMPLATES and MASKKIT_GNUPLOT as for every plot.\n"
-"\n"
-"exit status: 0 the whole report, 1 a report with figures missing (named on\n"
-"stderr and in the report), 2 bad options.\n";
 
 const struct mk_cmd mk_cmd_report;
 
@@ -82,7 +30,31 @@ static const struct {
 };
 #define RP_NSECTIONS (int)(sizeof rp_sections / sizeof *rp_sections)
 
-enum { RP_OPT_WEIGHTS = 400, RP_OPT_SWEEP, RP_OPT_QUICK, RP_OPT_ONLY, RP_OPT_QUIET };
+typedef struct rp_opts {
+	const char *out, *only;
+	cli_list weights, sweeps;
+	bool quick, quiet, json;
+} rp_opts;
+
+static const struct cli_opt rp_table[] = {
+	CLI_OPT_FILE("out", 'o', rp_opts, out, "DIR",
+		     "output directory (default report; made if missing)"),
+	{.name = "output", .type = CLI_FILE, .off = offsetof(rp_opts, out), .meta = "DIR",
+	 .flags = CLI_HIDDEN}, /* -o's long name elsewhere: the same option */
+	CLI_OPT_LIST("weights", 0, rp_opts, weights, "F.h5",
+		     "a model's weights for the TISA section (repeatable); F.h5:/path names its "
+		     "position embeddings"),
+	CLI_OPT_LIST("sweep", 0, rp_opts, sweeps, "F.csv",
+		     "results of 'maskkit sweep -o F.csv' (repeatable)"),
+	CLI_OPT_FLAG("quick", 0, rp_opts, quick, "smaller explain and sweep runs (under 2 minutes)"),
+	CLI_OPT_STRING("only", 0, rp_opts, only, "S,...",
+		       "remake only these sections' figures and tables (README.md and index.html "
+		       "are left as they are)"),
+	CLI_OPT_FLAG("quiet", 0, rp_opts, quiet, "do not echo each command on stderr"),
+	CLI_OPT_FLAG("json", 0, rp_opts, json,
+		     "what was written, as JSON on stdout, instead of the summary"),
+	CLI_OPT_END,
+};
 
 static bool rp_selected(const report *r, const char *name)
 {
@@ -109,54 +81,56 @@ static int rp_check_only(const char *only)
 		for (int k = 0; k < RP_NSECTIONS; k++)
 			known |= strlen(rp_sections[k].name) == n && !strncmp(rp_sections[k].name, p, n);
 		if (!known)
-			return cli_usage(&mk_cmd_report, "--only: unknown section '%.*s'", (int)n, p);
+			return cli_usage_error(&mk_cmd_report, "--only: unknown section '%.*s'", (int)n,
+					       p);
 		p += n + (end != NULL);
 	}
-	return -1;
+	return MK_OK;
 }
 
-static int rp_parse(report *r, const char **out, int argc, char **argv)
+/* The options into r (weights and sweeps: copies of the lists, made
+ * absolute later), and this report's own command line, as the page shows
+ * it: the options in a fixed order, whatever order they were given in. */
+static int rp_setup(report *r, const rp_opts *o, const cli_args *a)
 {
-	static const struct option longopts[] = {
-		{"out", required_argument, NULL, 'o'},
-		{"output", required_argument, NULL, 'o'},
-		{"weights", required_argument, NULL, RP_OPT_WEIGHTS},
-		{"sweep", required_argument, NULL, RP_OPT_SWEEP},
-		{"quick", no_argument, NULL, RP_OPT_QUICK},
-		{"only", required_argument, NULL, RP_OPT_ONLY},
-		{"quiet", no_argument, NULL, RP_OPT_QUIET},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int opt;
+	const char *argv[2 * 2 * RP_MAX_INPUTS + 12];
+	int n = 0;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': *out = optarg; break;
-		case RP_OPT_WEIGHTS:
-			if (r->nweights == RP_MAX_INPUTS)
-				return cli_usage(&mk_cmd_report, "at most %d --weights files", RP_MAX_INPUTS);
-			r->weights[r->nweights++] = optarg;
-			break;
-		case RP_OPT_SWEEP:
-			if (r->nsweeps == RP_MAX_INPUTS)
-				return cli_usage(&mk_cmd_report, "at most %d --sweep files", RP_MAX_INPUTS);
-			r->sweeps[r->nsweeps++] = optarg;
-			break;
-		case RP_OPT_QUICK: r->quick = true; break;
-		case RP_OPT_ONLY: r->only = optarg; break;
-		case RP_OPT_QUIET: r->verbose = false; break;
-		case 'h': cli_help(&mk_cmd_report); return MK_EXIT_OK;
-		default: return cli_bad_option(&mk_cmd_report, argv, opt);
-		}
+	if (a->argc > 0)
+		return cli_usage_error(&mk_cmd_report, "unexpected argument '%s'", a->argv[0]);
+	if (o->weights.n > RP_MAX_INPUTS)
+		return cli_usage_error(&mk_cmd_report, "at most %d --weights files", RP_MAX_INPUTS);
+	if (o->sweeps.n > RP_MAX_INPUTS)
+		return cli_usage_error(&mk_cmd_report, "at most %d --sweep files", RP_MAX_INPUTS);
+	if (o->only && rp_check_only(o->only))
+		return MK_EINVAL;
+	argv[n++] = "report";
+	argv[n++] = "--out";
+	argv[n++] = o->out;
+	for (int k = 0; k < o->weights.n; k++) {
+		argv[n++] = "--weights";
+		argv[n++] = r->weights[r->nweights++] = (char *)o->weights.v[k];
 	}
-	if (optind < argc)
-		return cli_usage(&mk_cmd_report, "unexpected argument '%s'", argv[optind]);
-	if (!**out)
-		return cli_usage(&mk_cmd_report, "--out: empty directory name");
-	return r->only ? rp_check_only(r->only) : -1;
+	for (int k = 0; k < o->sweeps.n; k++) {
+		argv[n++] = "--sweep";
+		argv[n++] = r->sweeps[r->nsweeps++] = (char *)o->sweeps.v[k];
+	}
+	if (o->quick)
+		argv[n++] = "--quick";
+	if (o->only) {
+		argv[n++] = "--only";
+		argv[n++] = o->only;
+	}
+	if (o->quiet)
+		argv[n++] = "--quiet";
+	if (o->json)
+		argv[n++] = "--json";
+	argv[n] = NULL;
+	r->only = o->only;
+	r->quick = o->quick;
+	r->verbose = !o->quiet;
+	r->invocation = rp_command(argv, true);
+	return r->invocation ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
 }
 
 /* mkdir -p, then the absolute path in r->out. */
@@ -241,71 +215,106 @@ static void rp_run_section(report *r, rp_section *s, void (*run)(report *))
 	r->cur = NULL;
 }
 
-static int rp_summary(const report *r, const char *out_arg)
+/* --json: the directory, and each promised file with whether it was made. */
+static int rp_summary_json(const report *r, const char *out_arg)
 {
-	int failed = 0;
+	cJSON *x = cJSON_CreateObject(), *files = cJSON_CreateArray();
+	int made = 0;
+
+	if (!x || !files) {
+		cJSON_Delete(files);
+		cJSON_Delete(x);
+		return mk_error_set(MK_ENOMEM, "out of memory for the JSON output");
+	}
+	cJSON_AddStringToObject(x, "out", out_arg);
+	cJSON_AddStringToObject(x, "directory", r->out);
+	cJSON_AddBoolToObject(x, "page", !r->only);
+	for (int k = 0; k < r->nitems; k++) {
+		const rp_item *it = &r->items[k];
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "file", it->file);
+		cJSON_AddStringToObject(f, "section", it->section);
+		cJSON_AddBoolToObject(f, "made", it->ok);
+		if (it->ok)
+			cJSON_AddNullToObject(f, "reason");
+		else
+			cJSON_AddStringToObject(f, "reason", it->reason);
+		cJSON_AddItemToArray(files, f);
+		made += it->ok;
+	}
+	cJSON_AddNumberToObject(x, "made", made);
+	cJSON_AddNumberToObject(x, "promised", r->nitems);
+	cJSON_AddItemToObject(x, "files", files);
+	return cli_json_out(x);
+}
+
+/* The summary on stdout; CLI_DONE_SYS (exit 1) when a file is missing. */
+static int rp_summary(const report *r, const char *out_arg, bool json)
+{
+	int failed = 0, ret = MK_OK;
 
 	for (int k = 0; k < r->nitems; k++)
 		failed += !r->items[k].ok;
-	if (!r->only)
+	if (json)
+		ret = rp_summary_json(r, out_arg);
+	else if (!r->only)
 		printf("report: %s/index.html (and README.md): %d of %d files made\n", out_arg,
 		       r->nitems - failed, r->nitems);
 	else
 		printf("report: %d of %d files remade in %s\n", r->nitems - failed, r->nitems,
 		       out_arg);
-	for (int k = 0; k < r->nitems; k++)
+	for (int k = 0; !json && k < r->nitems; k++)
 		if (!r->items[k].ok)
 			printf("  missing %s: %s\n", r->items[k].file, r->items[k].reason);
-	if (!failed)
-		return MK_EXIT_OK;
+	if (ret || !failed)
+		return ret;
 	fprintf(stderr, "maskkit: report: %d of %d files could not be made (%s)\n", failed,
 		r->nitems, r->only ? "see the messages above" : "the report says why");
-	return MK_EXIT_INTERNAL;
+	return CLI_DONE_SYS;
 }
 
-static int report_run(int argc, char **argv)
+/* Runs the sections chosen, then renders the page (without --only). */
+static int rp_make(report *r, rp_section *sections)
 {
+	for (int k = 0; k < RP_NSECTIONS; k++) {
+		sections[k + 1].slot = rp_sections[k].name;
+		if (rp_selected(r, rp_sections[k].name))
+			rp_run_section(r, &sections[k + 1], rp_sections[k].run);
+	}
+	if (r->only)
+		return MK_OK;
+	rp_run_section(r, &sections[0], rp_section_header);
+	if (rp_render(r, sections, RP_NSECTIONS + 1)) {
+		/* the figures are made; README.md and index.html are not (and an old
+		 * pair is left as it was) */
+		fprintf(stderr, "maskkit: report: %s\n", mk_error());
+		return CLI_DONE_SYS;
+	}
+	return MK_OK;
+}
+
+static int report_exec(void *opts, const cli_args *a)
+{
+	rp_opts *o = opts;
 	char *weights[RP_MAX_INPUTS], *sweeps[RP_MAX_INPUTS];
 	char *store[2 * RP_MAX_INPUTS] = {0};
-	report r = {.weights = weights, .sweeps = sweeps, .verbose = true};
+	report r = {.weights = weights, .sweeps = sweeps};
 	rp_section sections[RP_NSECTIONS + 1] = {{.slot = "header"}};
-	const char *out = "report";
-	int code = rp_parse(&r, &out, argc, argv), ret;
+	int ret;
 
-	if (code >= 0)
-		return code;
+	if (!o->out)
+		o->out = "report";
+	if ((ret = rp_setup(&r, o, a)))
+		goto cleanup;
 	/* under mpirun the children inherit the launcher's environment: they
 	 * run alone, not as ranks of their own */
 	setenv("MASKKIT_MPI", "0", 1);
-	r.invocation = rp_command((const char *const *)argv, true);
-	ret = r.invocation ? rp_find_self(&r, argv[0]) : mk_error_set(MK_ENOMEM, "out of memory");
-	if (!ret)
-		ret = rp_absolute(r.weights, r.nweights, store);
-	if (!ret)
-		ret = rp_absolute(r.sweeps, r.nsweeps, store + RP_MAX_INPUTS);
-	if (!ret)
-		ret = rp_make_dirs(&r, out);
-	if (ret) {
-		code = cli_fail(ret);
+	if ((ret = rp_find_self(&r, NULL)) ||
+	    (ret = rp_absolute(r.weights, r.nweights, store)) ||
+	    (ret = rp_absolute(r.sweeps, r.nsweeps, store + RP_MAX_INPUTS)) ||
+	    (ret = rp_make_dirs(&r, o->out)) || (ret = rp_make(&r, sections)))
 		goto cleanup;
-	}
-	for (int k = 0; k < RP_NSECTIONS; k++) {
-		sections[k + 1].slot = rp_sections[k].name;
-		if (rp_selected(&r, rp_sections[k].name))
-			rp_run_section(&r, &sections[k + 1], rp_sections[k].run);
-	}
-	if (!r.only) {
-		rp_run_section(&r, &sections[0], rp_section_header);
-		ret = rp_render(&r, sections, RP_NSECTIONS + 1);
-		if (ret) {
-			/* the figures are made; README.md and index.html are not (and an
-			 * old pair is left as it was) */
-			fprintf(stderr, "maskkit: report: %s\n", mk_error());
-			code = MK_EXIT_INTERNAL;
-			goto cleanup;
-		}
-	}
-	code = rp_summary(&r, out);
+	ret = rp_summary(&r, o->out, o->json);
 cleanup:
 	for (int k = 0; k <= RP_NSECTIONS; k++)
 		free(sections[k].text);
@@ -317,12 +326,60 @@ cleanup:
 	free(r.invocation);
 	for (int k = 0; k < 2 * RP_MAX_INPUTS; k++)
 		free(store[k]);
-	return code;
+	return ret;
 }
 
 const struct mk_cmd mk_cmd_report = {
 	.name = "report",
 	.summary = "regenerate the papers' figures and tables (Markdown and HTML)",
-	.usage = report_usage,
-	.run = report_run,
+	.synopsis = "[--out DIR] [--weights FILE.h5]... [--sweep F.csv]...\n"
+		    " [--quick] [--only SECTION,...] [--quiet] [--json]",
+	.opts = rp_table,
+	.opts_size = sizeof(rp_opts),
+	.exec = report_exec,
+	.description =
+"Regenerates the figures and tables of the papers maskkit follows, and how\n"
+"your masks compare with them, into DIR (default: report):\n"
+"  DIR/README.md     the report in Markdown (templates/report.md filled in)\n"
+"  DIR/index.html    the same rendered to HTML (libcmark-gfm)\n"
+"  DIR/figures/      PNG figures (the report's own gnuplot figures also SVG)\n"
+"  DIR/tables/       the numbers behind them, as CSV\n"
+"Sections (names for --only):\n"
+"  sparsebert-fig1   SparseBERT Fig. 1: Star, LogSparse, Strided, Fixed,\n"
+"                    Longformer, BigBird at n = 16, titled with their sparsity\n"
+"  sparsebert-table4 SparseBERT Table 4: those patterns at n = 128, with and\n"
+"                    without the diagonal (-diag), sparsity in %\n"
+"  aaa-fig1          Adaptive Axis Attention Fig. 1: Local, Global, Diagonal,\n"
+"                    Axis, Local+Global at N = 8\n"
+"  eq9               that paper's Eq. 9: sparsity at the longest length vs the\n"
+"                    mean over samples at their own lengths (synthetic lengths)\n"
+"  tisa              TISA Fig. 1 and 2: P = E_P E_P^T and the Toeplitz R^2 of\n"
+"                    each --weights file (none given: synthetic example models\n"
+"                    written by examples/make_tf_model.py, labelled so)\n"
+"  explain           Ding et al. Fig. 1, 6, 7: explaining away, mode collapse,\n"
+"                    centre distances\n"
+"  sweep             time and speed-up against sparsity per pattern and kernel,\n"
+"                    from --sweep files (maskkit sweep CSV), else a CPU sweep\n"
+"                    run now\n"
+"Each section is made by maskkit's own commands, run as child processes in\n"
+"DIR; the report prints them under each figure, so that running them in DIR\n"
+"remakes it.  A section that fails (a missing weights file, a malformed CSV,\n"
+"gnuplot not installed) costs only its figures: the page says which could\n"
+"not be made and why, and the rest is written.  Everything but the timings\n"
+"of a sweep run now is the same, byte for byte, on every run (fixed seeds,\n"
+"no timestamps).\n",
+	.notes =
+"It prints a summary of the files made, or with --json an object: out (DIR as\n"
+"given), directory (absolute), page (README.md and index.html written: not\n"
+"with --only), made and promised (counts), and files, each with file\n"
+"(relative to DIR), section, made and reason (null when made).\n"
+"\n"
+"Environment: PYTHON (default python3) runs make_tf_model.py, found in\n"
+"MASKKIT_EXAMPLES, the source tree's examples/ or the installed data;\n"
+"MASKKIT_TEMPLATES and MASKKIT_GNUPLOT as for every plot.  The exit status\n"
+"is 1 when the report lacks figures (named on stderr and in the report).\n",
+	.examples =
+"  maskkit report --out report --quick\n"
+"  maskkit report --out report --only sparsebert-fig1,aaa-fig1 --json\n"
+"  maskkit report --weights tf_model.h5 --sweep sweep.csv\n",
 };

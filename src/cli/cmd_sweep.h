@@ -1,4 +1,5 @@
-/* Private to maskkit sweep (cmd_sweep.c, cmd_sweep_plot.c, cmd_sweep_ranks.c). */
+/* Private to maskkit sweep (cmd_sweep.c, cmd_sweep_plot.c, cmd_sweep_ranks.c); prune
+ * shares sweep_targets. */
 #ifndef MK_CMD_SWEEP_H
 #define MK_CMD_SWEEP_H
 
@@ -14,12 +15,16 @@ typedef struct sweep_where {
 #define SWEEP_MAX_TARGETS 1001
 
 typedef struct sweep_cli {
-	cli_mask_opts m;
+	/* the options (sweep_table); shape, tile, seed and max_memory in s */
 	mk_sweep_opts s;
-	const char *backend, *plot, *patterns_arg, *kernels_arg, *norms_arg, *sparsity_arg;
-	char *patterns_buf;
+	const char *out, *csv, *png, *patterns_arg, *kernels_arg, *norms_arg;
+	int backend, dtype; /* indexes of sweep_backends, sweep_dtypes */
+	int64_t device, reps;
+	bool json;
+	double targets[SWEEP_MAX_TARGETS]; /* --sparsity, s.ntargets of them */
+	/* the run */
+	char *patterns_buf, *kernels_buf, *norms_buf;
 	const char *patterns[SWEEP_MAX_LIST];
-	double targets[SWEEP_MAX_TARGETS];
 	mk_norm norms[SWEEP_MAX_LIST];
 	double dense_s[SWEEP_MAX_LIST]; /* dense median per norm */
 	bool tty;
@@ -29,7 +34,18 @@ typedef struct sweep_cli {
 	bool device_given;
 } sweep_cli;
 
-/* The --plot figure (cmd_sweep_plot.c). */
+/* Target sparsities (sweep's --sparsity, prune's levels): S, S1,S2,... or
+ * A..B[:STEP] (B included, STEP 0.1), each a fraction in [0, 1] or a
+ * percentage ("25%"; cli_sparsity); at most cap of them.  Errors name opt. */
+int sweep_targets(const char *s, const char *opt, double *out, size_t cap, size_t *count);
+
+/* The outputs (cmd_sweep_plot.c), on rank 0: -o (its format from its name:
+ * sweep_output_format gives 0 for .csv or no name, 1 for .json, else an
+ * error), --csv FILE, and standard output (--json, --csv -, or the CSV
+ * when no output is named). */
+int sweep_output_format(const char *path);
+int sweep_write(const sweep_cli *c);
+/* The --png figure. */
 int sweep_plot(const sweep_cli *c);
 
 /* Collective: every rank's rows (its share of the grid, *rows of *nrows,

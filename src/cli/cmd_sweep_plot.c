@@ -1,10 +1,167 @@
-/* maskkit sweep --plot: time against achieved sparsity, a line per
- * (pattern, kernel, norm), dense as reference lines (templates/sweep.gp). */
+/* maskkit sweep's outputs: the CSV or JSON table (-o, --csv, --json) and the
+ * --png figure, time against achieved sparsity, a line per (pattern, kernel,
+ * norm), dense as reference lines (templates/sweep.gp). */
 #include "config.h"
+#include <cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cmd_sweep.h"
+#include "attn_backend.h"
+#include "plot.h"
+
+/* ---- the tables ---------------------------------------------------------------- */
+
+static const char *const sweep_csv_header =
+	"pattern,param,target,achieved,tile_density,kernel,norm,backend,dtype,n,batch,heads,d,"
+	"tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err";
+
+static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
+			  const sweep_where *w)
+{
+	const mk_attn_shape *s = &c->s.shape;
+	char norm[32];
+
+	mk_norm_format(r->norm, norm, sizeof norm);
+	fprintf(f, "%s,%s=%" PRId64 ",%.4f,%.6f,%.6f,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64
+		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.4f,%.4f,%.4f,%.3e", r->pattern, r->param,
+		r->point.value, r->target, r->point.sparsity, r->tile_density,
+		mk_attn_kernel_name(r->kernel), norm, c->s.backend->name, c->s.dtype, s->n,
+		s->batch, s->heads, s->d, c->s.tile, r->median_s, r->min_s, r->speedup,
+		r->gflops_dense, r->gflops_actual, r->max_err);
+	if (w)
+		fprintf(f, ",%s,%s", w->host, w->device);
+	fputc('\n', f);
+}
+
+static void sweep_csv(FILE *f, const sweep_cli *c, const mk_machine *m)
+{
+	fprintf(f, "# maskkit sweep\n# cpu: %s\n# threads: %d\n# maskkit: %s\n# commit: %s\n"
+		"# gpu: %s\n# gpu_driver: %s\n# gpu_sms: %d\n# gpu_clock_mhz: %d\n"
+		"# gpu_mem_clock_mhz: %d\n# seed: %" PRIu64 "\n# reps: %d\n", m->cpu, m->threads,
+		m->version, m->commit, m->gpu, m->gpu_driver, m->gpu_sms, m->gpu_clock_mhz,
+		m->gpu_mem_clock_mhz, c->s.seed, c->s.reps);
+	if (c->where)
+		fprintf(f, "# ranks: %d\n", mk_par_size());
+	fprintf(f, "%s%s\n", sweep_csv_header, c->where ? ",host,device" : "");
+	for (size_t k = 0; k < c->nrows; k++)
+		sweep_csv_row(f, c, &c->rows[k], c->where ? &c->where[k] : NULL);
+}
+
+static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	char norm[32], param[64];
+	const char *strs[][2] = {
+		{"pattern", r->pattern}, {"param", param}, {"mask", r->point.expr},
+		{"kernel", mk_attn_kernel_name(r->kernel)}, {"norm", norm},
+		{"backend", c->s.backend->name}, {"dtype", c->s.dtype}};
+	const struct { const char *key; double v; } nums[] = {
+		{"target", r->target}, {"achieved", r->point.sparsity},
+		{"nnz", (double)r->point.count}, {"tile_density", r->tile_density},
+		{"n", (double)c->s.shape.n}, {"batch", (double)c->s.shape.batch},
+		{"heads", (double)c->s.shape.heads}, {"d", (double)c->s.shape.d},
+		{"tile", (double)c->s.tile}, {"median_s", r->median_s}, {"min_s", r->min_s},
+		{"speedup", r->speedup}, {"gflops_dense", r->gflops_dense},
+		{"gflops_actual", r->gflops_actual}, {"max_err", r->max_err}};
+
+	mk_norm_format(r->norm, norm, sizeof norm);
+	snprintf(param, sizeof param, "%s=%" PRId64, r->param, r->point.value);
+	for (size_t k = 0; k < sizeof strs / sizeof *strs; k++)
+		cJSON_AddStringToObject(o, strs[k][0], strs[k][1]);
+	for (size_t k = 0; k < sizeof nums / sizeof *nums; k++)
+		cJSON_AddNumberToObject(o, nums[k].key, nums[k].v);
+	return o;
+}
+
+static int sweep_json(FILE *f, const sweep_cli *c, const mk_machine *m)
+{
+	cJSON *root = cJSON_CreateObject(), *mach = cJSON_AddObjectToObject(root, "machine");
+	cJSON *rows = cJSON_AddArrayToObject(root, "results");
+	char *text;
+
+	const char *keys[] = {"cpu", "maskkit", "commit", "gpu", "gpu_driver"};
+	const char *vals[] = {m->cpu, m->version, m->commit, m->gpu, m->gpu_driver};
+
+	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+		cJSON_AddStringToObject(mach, keys[k], vals[k]);
+	cJSON_AddNumberToObject(mach, "threads", m->threads);
+	cJSON_AddNumberToObject(mach, "gpu_sms", m->gpu_sms);
+	cJSON_AddNumberToObject(mach, "gpu_clock_mhz", m->gpu_clock_mhz);
+	cJSON_AddNumberToObject(mach, "gpu_mem_clock_mhz", m->gpu_mem_clock_mhz);
+	cJSON_AddNumberToObject(root, "seed", (double)c->s.seed);
+	cJSON_AddNumberToObject(root, "reps", c->s.reps);
+	if (c->where)
+		cJSON_AddNumberToObject(root, "ranks", mk_par_size());
+	for (size_t k = 0; k < c->nrows; k++) {
+		cJSON *x = sweep_json_row(c, &c->rows[k]);
+		if (c->where) {
+			cJSON_AddStringToObject(x, "host", c->where[k].host);
+			cJSON_AddStringToObject(x, "device", c->where[k].device);
+		}
+		cJSON_AddItemToArray(rows, x);
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text)
+		return mk_error_set(MK_ENOMEM, "out of memory for the JSON output");
+	fputs(text, f);
+	fputc('\n', f);
+	free(text);
+	return MK_OK;
+}
+
+static int sweep_emit(FILE *f, const sweep_cli *c, bool json)
+{
+	mk_machine m;
+
+	mk_machine_describe_backend(c->s.backend, &m);
+	if (json)
+		return sweep_json(f, c, &m);
+	sweep_csv(f, c, &m);
+	return MK_OK;
+}
+
+static int sweep_file_csv(void *file, void *arg)
+{
+	return sweep_emit(file, arg, false);
+}
+
+static int sweep_file_json(void *file, void *arg)
+{
+	return sweep_emit(file, arg, true);
+}
+
+int sweep_output_format(const char *path)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+	if (!path || (dot && !strcmp(dot, ".csv")))
+		return 0;
+	if (dot && !strcmp(dot, ".json"))
+		return 1;
+	return mk_error_set(MK_EINVAL, "cannot tell the format of '%s' from its name: use .csv "
+			    "or .json", path);
+}
+
+/* Files go to a temporary name beside them, renamed on success. */
+int sweep_write(const sweep_cli *c)
+{
+	bool csv_out = c->csv && !strcmp(c->csv, "-");
+	int ret = MK_OK;
+
+	if (c->out)
+		ret = mk_write_atomic(c->out, sweep_output_format(c->out) == 1 ? sweep_file_json :
+				      sweep_file_csv, (void *)c);
+	if (!ret && c->csv && !csv_out)
+		ret = mk_write_atomic(c->csv, sweep_file_csv, (void *)c);
+	if (!ret && c->json)
+		ret = sweep_emit(stdout, c, true);
+	else if (!ret && (csv_out || (!c->out && !c->csv)))
+		ret = sweep_emit(stdout, c, false);
+	return ret;
+}
+
 
 /* ---- the plot ------------------------------------------------------------------ */
 
@@ -90,7 +247,7 @@ int sweep_plot(const sweep_cli *c)
 		 c->s.shape.batch, c->s.shape.heads, c->s.shape.d, c->s.tile, c->s.backend->name,
 		 c->s.dtype, m.gpu[0] ? ", " : "", m.gpu);
 	if (!(ret = sweep_plot_vars(c, all, kinds, nk, &vars)))
-		ret = mk_plot_run(&(mk_plot){.template_name = "sweep", .output = c->plot,
+		ret = mk_plot_run(&(mk_plot){.template_name = "sweep", .output = c->png,
 					     .title = title, .data = data,
 					     .rows = (int64_t)(series * c->s.ntargets), .ncols = 2,
 					     .col_names = cols, .panels = (int)series, .vars = vars});

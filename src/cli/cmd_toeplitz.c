@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "plot.h"
 
 #define TOEP_DEFAULT_FIRST 128
 #define TOEP_PROFILE_ROWS 4

@@ -125,9 +125,7 @@ static int mk_main_run(int argc, char **argv)
 		return MK_EXIT_OK;
 	if (c->parallel)
 		mk_par_share_cpus();
-	if (c->exec)
-		return cli_finish(mk_main_exec(c, argc - 1, argv + 1));
-	return cli_finish(c->run(argc - 1, argv + 1));
+	return cli_finish(mk_main_exec(c, argc - 1, argv + 1));
 }
 
 /* Under MPI only rank 0 speaks: the others' standard output and error go to

@@ -287,7 +287,7 @@ const char *cli_closest(const char *s, const char *const *words)
 			best = words[k];
 		}
 	}
-	return bd <= (len > 5 ? 2u : 1u) ? best : NULL;
+	return bd <= (len > 3 ? 2u : 1u) ? best : NULL;
 }
 
 /* Prints text wrapped at OPT_WIDTH, continuation lines indented by col. */

@@ -1,6 +1,6 @@
 /*
  * Parsing expressions into a tree of pattern terms, mask files and set
- * operations, and printing trees back as text.  Grammar in maskkit.h.
+ * operations, and printing trees back as text.  Grammar in expr.h.
  */
 #include "config.h"
 #include <ctype.h>
@@ -77,7 +77,7 @@ void mk_node_free(mk_node *x)
 	mk_node_free(x->a);
 	mk_node_free(x->b);
 	if (x->kind == MK_NODE_PATTERN)
-		mk_term_clear(&x->term);
+		mk_term_release(&x->term);
 	free(x->path);
 	mk_mask_free(x->mask);
 	mk_mask_free(x->maskT);
@@ -98,7 +98,7 @@ static void mk_print_term(const mk_term *t, mk_sb *b, bool full)
 		const mk_pval *v = &t->p[k];
 		if (!full && !v->given)
 			continue;
-		if (strcmp(in->params[k].kind, "list") == 0) {
+		if (in->params[k].kind == MK_PARAM_LIST) {
 			if (v->len == 0 && !v->given)
 				continue;
 			mk_sb_printf(b, "%s%s=", sep, in->params[k].name);

@@ -85,7 +85,7 @@ static int mk_store(const char *text, size_t at, mk_term *t, int k, int64_t x, b
 	const mk_param_info *pi = &t->def->info.params[k];
 	mk_pval *v = &t->p[k];
 	char msg[160];
-	if (strcmp(pi->kind, "list") == 0) {
+	if (pi->kind == MK_PARAM_LIST) {
 		if (fresh)
 			v->len = 0;
 		v->given = true;
@@ -96,7 +96,7 @@ static int mk_store(const char *text, size_t at, mk_term *t, int k, int64_t x, b
 			 pi->name, t->def->info.name);
 		return mk_lex_error(text, at, msg);
 	}
-	if (strcmp(pi->kind, "bool") == 0 && x > 1) {
+	if (pi->kind == MK_PARAM_BOOL && x > 1) {
 		snprintf(msg, sizeof msg, "parameter '%s' of '%s' is 0 or 1",
 			 pi->name, t->def->info.name);
 		return mk_lex_error(text, at, msg);

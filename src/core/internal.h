@@ -81,6 +81,10 @@ int mk_io_read_json(const char *path, uint64_t max_memory, mk_mask **out);
 int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out);
 int mk_io_read_npy(const char *path, uint64_t max_memory, mk_mask **out);
 
+/* mk_input_open's check without keeping the file open (for libraries that
+ * open by name, such as libhdf5). */
+int mk_input_check(const char *path);
+
 /* Writes through a temporary file renamed over path on success. */
 int mk_io_atomic(const char *path,
 		 int (*write)(const char *tmp_path, void *arg), void *arg);
@@ -119,20 +123,12 @@ size_t mk_npy_header(const char *descr, int ndim, const int64_t *shape, char *bu
  * the path after ':' (NULL when none; it points into spec). */
 int mk_tensor_spec(const char *spec, char **file, const char **dataset, mk_format *fmt);
 
+/* ---- data sets (analysis/dataset_measure.c) ---- */
+/* Cells kept in row p[0..len) (probabilities); scratch holds len floats. */
+int64_t mk_keep_count(const mk_keep *k, const float *p, int64_t len, float *scratch);
+
 /* ---- heatmaps (heatmap.c) ---- */
 /* Maps t in [0, 1] to an RGB colour of a perceptual (viridis-like) map. */
 void mk_colormap_viridis(double t, uint8_t rgb[3]);
-
-/* The body of a gnuplot single-quoted string (gnuplot.c): a quote doubled,
- * control characters as spaces. */
-void mk_gp_quote(FILE *f, const char *s);
-/* gnuplot's picture at png (gnuplot_picture.c): MK_OK for a device or a
- * whole PNG (an SVG when svg), else why not (a write failure, or a template
- * that set no such terminal). */
-int mk_gp_check_picture(const char *png, bool svg, const char *template_name);
-/* True when writing png failed for want of space or at a file size limit. */
-bool mk_gp_write_failed(const char *png);
-/* The status for a picture cut short, with the file system's reason. */
-int mk_gp_cut_short(const char *png);
 
 #endif

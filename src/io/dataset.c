@@ -31,7 +31,7 @@
 struct mk_dataset {
 	hid_t file, dset, mtype;
 	mk_dataset_info info;
-	char path[1024], name[DS_NAME_CAP], lengths_name[DS_NAME_CAP], dtype[16];
+	char path[1024], name[DS_NAME_CAP], lengths_name[DS_NAME_CAP];
 	int axis_s, axis_l, axis_h;  /* position of each leading axis, -1 when absent */
 	hsize_t dims[DS_MAX_RANK];
 	uint64_t used;               /* bytes the readers keep, chunk cache included */
@@ -177,23 +177,11 @@ static int ds_shape(mk_dataset *d, const char *axes)
 	return MK_OK;
 }
 
-static void ds_dtype_name(mk_dataset *d, H5T_class_t cls, size_t size, H5T_sign_t sign)
-{
-	const char *base = cls == H5T_FLOAT ? "float" : cls == H5T_ENUM ? "enum"
-			 : cls == H5T_BITFIELD ? "bitfield" : sign == H5T_SGN_NONE ? "uint" : "int";
-
-	if (cls == H5T_ENUM && size == 1)
-		snprintf(d->dtype, sizeof d->dtype, "bool");
-	else
-		snprintf(d->dtype, sizeof d->dtype, "%s%zu", base, size * 8);
-}
-
 static int ds_type(mk_dataset *d)
 {
 	hid_t ftype = H5Dget_type(d->dset);
 	H5T_class_t cls = ftype >= 0 ? H5Tget_class(ftype) : H5T_NO_CLASS;
 	size_t size = ftype >= 0 ? H5Tget_size(ftype) : 0;
-	H5T_sign_t sign = cls == H5T_INTEGER ? H5Tget_sign(ftype) : H5T_SGN_NONE;
 
 	if (cls == H5T_INTEGER || cls == H5T_ENUM || cls == H5T_BITFIELD) {
 		if (size <= 8)
@@ -202,13 +190,14 @@ static int ds_type(mk_dataset *d)
 		d->mtype = H5Tcopy(H5T_NATIVE_FLOAT);
 		d->info.is_float = true;
 	}
-	if (ftype >= 0)
+	if (ftype >= 0) {
+		d->info.dtype = mk_h5_dtype(ftype);
 		H5Tclose(ftype);
+	}
 	if (d->mtype < 0)
 		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' does not hold masks (integers or "
 				    "booleans) or attention probabilities (float16/32/64)", d->path,
 				    d->name);
-	ds_dtype_name(d, cls, size, sign);
 	d->msize = H5Tget_size(d->mtype);
 	d->fsize = size;
 	return MK_OK;
@@ -413,7 +402,6 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 	snprintf(d->path, sizeof d->path, "%s", path);
 	d->info.path = d->path;
 	d->info.name = d->name;
-	d->info.dtype = d->dtype;
 	/* the lengths are never the data, even when they are the only 2-D dataset */
 	ds_slash(d->lengths_name, sizeof d->lengths_name,
 		 o->lengths && *o->lengths && strcmp(o->lengths, "none") ? o->lengths : "lengths");

@@ -15,7 +15,7 @@
 
 #define QK_TAG_RANDOM 0x716b726eULL /* "qkrn" */
 
-void mk_qk_free(mk_qk *x)
+void mk_qk_release(mk_qk *x)
 {
 	if (!x)
 		return;
@@ -302,7 +302,7 @@ cleanup:
 	mk_tensor_release(&q);
 	mk_tensor_release(&k);
 	if (ret)
-		mk_qk_free(out);
+		mk_qk_release(out);
 	H5Fclose(f.h);
 	return ret;
 }

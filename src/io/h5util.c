@@ -247,3 +247,36 @@ bool mk_h5_same_object(hid_t a, hid_t b)
 	       x.fileno == y.fileno && x.addr == y.addr;
 #endif
 }
+
+/* Index by log2 of the size in bytes (1, 2, 4, 8). */
+static int h5_size_index(size_t size)
+{
+	return size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+}
+
+mk_dtype mk_h5_dtype(hid_t ftype)
+{
+	static const mk_dtype ints[4] = {MK_DTYPE_I8, MK_DTYPE_I16, MK_DTYPE_I32, MK_DTYPE_I64};
+	static const mk_dtype uints[4] = {MK_DTYPE_U8, MK_DTYPE_U16, MK_DTYPE_U32, MK_DTYPE_U64};
+	static const mk_dtype floats[4] = {MK_DTYPE_NONE, MK_DTYPE_F16, MK_DTYPE_F32, MK_DTYPE_F64};
+	static const mk_dtype enums[4] = {MK_DTYPE_BOOL, MK_DTYPE_ENUM16, MK_DTYPE_ENUM32,
+					  MK_DTYPE_ENUM64};
+	static const mk_dtype bits[4] = {MK_DTYPE_BITS8, MK_DTYPE_BITS16, MK_DTYPE_BITS32,
+					 MK_DTYPE_BITS64};
+	int k = h5_size_index(H5Tget_size(ftype));
+
+	if (k < 0)
+		return MK_DTYPE_NONE;
+	switch (H5Tget_class(ftype)) {
+	case H5T_FLOAT:
+		return floats[k];
+	case H5T_INTEGER:
+		return H5Tget_sign(ftype) == H5T_SGN_NONE ? uints[k] : ints[k];
+	case H5T_ENUM:
+		return enums[k];
+	case H5T_BITFIELD:
+		return bits[k];
+	default:
+		return MK_DTYPE_NONE;
+	}
+}

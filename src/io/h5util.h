@@ -25,6 +25,11 @@ int mk_h5_open_par(const char *path, hid_t *file);
 /* True when a and b are one object of one file (through any links). */
 bool mk_h5_same_object(hid_t a, hid_t b);
 
+/* The mk_dtype of a stored type: floats of 2, 4 or 8 bytes, integers of 1,
+ * 2, 4 or 8, enums (MK_DTYPE_BOOL for one byte: h5py's bool) and bitfields;
+ * MK_DTYPE_NONE for any other. */
+mk_dtype mk_h5_dtype(hid_t ftype);
+
 /* Every dataset reached through hard links whose rank is `rank` (0: any)
  * and whose path, with its leading '/', contains each of the NULL-terminated
  * needles (NULL: no needles).  *out is NULL-terminated, sorted by strcmp,

@@ -46,11 +46,6 @@ void mk_tensor_shape_text(const mk_tensor *t, char *buf, size_t cap)
 		snprintf(buf + len, cap - len, ")");
 }
 
-const char *mk_dtype_name(mk_dtype d)
-{
-	return d == MK_DTYPE_F64 ? "float64" : "float32";
-}
-
 /* Elements and float32 bytes of a shape; MK_EFORMAT for an empty
  * dimension, MK_ERANGE on overflow or above max_memory. */
 static int tensor_size(int rank, const int64_t *dims, uint64_t max_memory, const char *what,

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "internal.h"
+#include "plot.h"
 #include "templates.h"
 
 extern char **environ;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <png.h>
 #include "internal.h"
+#include "plot.h"
 #include "png_quiet.h"
 
 #define MK_PIC_DEFAULT_MAX_PX 1024

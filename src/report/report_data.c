@@ -1,5 +1,6 @@
 /* maskkit report: Eq. 9 over a length distribution, TISA's position
  * analysis of weights, and Ding et al.'s explaining away. */
+#define _XOPEN_SOURCE 700 /* realpath (rp_find_example) */
 #include "config.h"
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -10,10 +11,15 @@
 #include <unistd.h>
 #include "internal.h"
 #include "maskkit.h"
+#include "plot.h"
 #include "report.h"
 
-#ifndef MK_SRCDIR
-#define MK_SRCDIR ""
+/* the installed data and program directories (Makefile.am) */
+#ifndef MK_DATADIR
+#define MK_DATADIR "/usr/local/share/maskkit"
+#endif
+#ifndef MK_BINDIR
+#define MK_BINDIR "/usr/local/bin"
 #endif
 
 #define RP_LABEL_MAX 96
@@ -198,17 +204,52 @@ void rp_section_eq9(report *r)
 #define TISA_MAX 64
 #define TISA_CMDS (3 * TISA_MAX + 4)
 
-/* make_tf_model.py: MASKKIT_EXAMPLES, the source tree, the installed data. */
+/* buf = DIR MID/NAME when that fits and is readable. */
+static bool rp_try_example(char *buf, size_t size, const char *dir, const char *mid,
+			   const char *name)
+{
+	int len = snprintf(buf, size, "%s%s/%s", dir, mid, name);
+
+	return len > 0 && (size_t)len < size && access(buf, R_OK) == 0;
+}
+
+/* make_tf_model.py: in MASKKIT_EXAMPLES; in the examples/ of the source tree
+ * when the program runs from a build directory inside it (config.status
+ * beside the program: ./quickstart.sh's build/); in the installed data; in
+ * the same place relative to the program when the installation was moved or
+ * staged (DESTDIR).  The program holds no path of the source tree. */
 static bool rp_find_example(const char *name, char *buf, size_t size)
 {
-	const char *dirs[] = {getenv("MASKKIT_EXAMPLES"), MK_SRCDIR "/examples",
-			      MK_DATADIR "/examples"};
+	const char *env = getenv("MASKKIT_EXAMPLES"), *slash = strrchr(MK_BINDIR, '/');
+	char exe[4096], dir[4096 + sizeof MK_DATADIR], *end = NULL;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	bool found = false;
 
-	for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++)
-		if (dirs[k] && *dirs[k] && (size_t)snprintf(buf, size, "%s/%s", dirs[k], name) < size &&
-		    access(buf, R_OK) == 0)
-			return true;
-	return false;
+	if (len > 0) {
+		exe[len] = '\0';
+		end = strrchr(exe, '/');
+		if (end)
+			*end = '\0'; /* the program's directory ("" for /) */
+	}
+	if (env && *env)
+		found = rp_try_example(buf, size, env, "", name);
+	if (!found && end && rp_try_example(dir, sizeof dir, exe, "", "config.status"))
+		found = rp_try_example(buf, size, exe, "/../examples", name);
+	if (!found)
+		found = rp_try_example(buf, size, MK_DATADIR, "/examples", name);
+	/* PREFIX/bin/maskkit and PREFIX/share/maskkit: BIN/../share/maskkit */
+	if (!found && end && slash && strncmp(MK_DATADIR, MK_BINDIR, (size_t)(slash - MK_BINDIR)) == 0 &&
+	    MK_DATADIR[slash - MK_BINDIR] == '/') {
+		int n = snprintf(dir, sizeof dir, "%s/..%s", exe, &MK_DATADIR[slash - MK_BINDIR]);
+		found = n > 0 && (size_t)n < sizeof dir && rp_try_example(buf, size, dir, "/examples", name);
+	}
+	if (found) { /* a clean path for the commands the report prints */
+		char *real = realpath(buf, NULL);
+		if (real && strlen(real) < size)
+			memcpy(buf, real, strlen(real) + 1);
+		free(real);
+	}
+	return found;
 }
 
 typedef struct rp_tisa {

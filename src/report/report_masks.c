@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
 #include "maskkit.h"
+#include "plot.h"
 #include "report.h"
 
 #define RP_GRID_MAX 8

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "maskkit.h"
+#include "plot.h"
 #include "report.h"
 
 #define RP_OUTPUT_MAX (64u << 20) /* of a child's stdout: JSON tables are far smaller */

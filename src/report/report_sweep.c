@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "maskkit.h"
+#include "plot.h"
 #include "report.h"
 
 #define SW_LINE_MAX 4096
@@ -460,7 +461,7 @@ void rp_section_sweep(report *r)
 				      "--heads", r->quick ? "2" : "4", "--patterns",
 				      r->quick ? "local,strided,bigbird" :
 				      "local,strided,fixed,logsparse,bigbird,longformer",
-				      "--sparsity", r->quick ? "50,70,90" : "10..90:20", "--reps",
+				      "--sparsity", r->quick ? "50%,70%,90%" : "10%..90%:20%", "--reps",
 				      r->quick ? "5" : "10", "-o", ic->file, NULL};
 		rp_md(r, "No `--sweep` results given: a small CPU sweep run now on this machine, "
 		      "the median of %s runs per point. Its timings, unlike everything else "

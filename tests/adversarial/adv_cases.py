@@ -228,7 +228,7 @@ class Writer:
 
 
 QKV = ["{V}/q.npy", "{V}/k.npy", "{V}/v.npy"]
-SWEEP = ["sweep", "--patterns", "local", "--sparsity", "50", "--n", "16", "--heads", "1",
+SWEEP = ["sweep", "--patterns", "local", "--sparsity", "50%", "--n", "16", "--heads", "1",
          "--head-dim", "4", "--reps", "1", "--kernels", "dense,masked"]
 
 WRITERS = [
@@ -244,6 +244,7 @@ WRITERS = [
     Writer("compose -o .npy", "npy", ["compose", "local1", "global1", "--n", "128", "-o", "{out}"]),
     Writer("prune -o", "h5", ["prune", "{V}/p.h5", "--sparsity", "0.5", "-o", "{out}"]),
     Writer("axis -o", "h5", ["axis", "{V}/axis.h5", "-o", "{out}", "--sample", "0"]),
+    Writer("axis --csv", "csv", ["axis", "{V}/axis.h5", "--csv", "{out}"]),
     Writer("attn -o .npy", "npy", ["attn"] + QKV + ["-o", "{out}"]),
     Writer("attn -o .h5", "h5", ["attn"] + QKV + ["-o", "{out}"]),
     Writer("attn -o .h5:/x", "h5", ["attn"] + QKV + ["-o", "{out}:/x"]),
@@ -264,15 +265,16 @@ WRITERS = [
                                        "--png", "{out}"]),
     Writer("positional --profile", "png", ["positional", "{V}/weights.h5", "--heads", "2",
                                            "--profile", "{out}"]),
-    Writer("attn-stats --plot", "png", ["attn-stats", "{V}/data.h5", "--plot", "{out}",
-                                        "--max-offset", "4"]),
+    Writer("attn-stats --png", "png", ["attn-stats", "{V}/data.h5", "--png", "{out}",
+                                       "--max-offset", "4"]),
+    Writer("attn-stats --csv", "csv", ["attn-stats", "{V}/data.h5", "--csv", "{out}"]),
     Writer("attn-stats --profile-csv", "csv", ["attn-stats", "{V}/data.h5", "--profile-csv",
                                                "{out}", "--max-offset", "4"]),
     Writer("measure DATA.h5 --png", "png", ["measure", "{V}/data.h5", "--threshold", "0.1",
                                               "--png", "{out}"]),
     Writer("sweep -o .csv", "csv", SWEEP + ["-o", "{out}"]),
     Writer("sweep -o .json", "json", SWEEP + ["-o", "{out}"]),
-    Writer("sweep --plot", "png", SWEEP + ["-o", "{safe}/s.csv", "--plot", "{out}"]),
+    Writer("sweep --png", "png", SWEEP + ["-o", "{safe}/s.csv", "--png", "{out}"]),
     Writer("report --out", "", ["report", "--out", "{out}", "--quick", "--only", "aaa-fig1",
                                 "--quiet"], is_report=True),
 ]

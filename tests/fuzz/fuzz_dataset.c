@@ -70,7 +70,7 @@ static void mk_fuzz_measure(mk_dataset *d, const mk_dataset_info *in, mk_keep k)
 	}
 	MK_FUZZ_CHECK(fabs(sum / (double)(in->layers * in->heads) - r.rho) <= 1e-9,
 		      "heads average %g, rho %g", sum / (double)(in->layers * in->heads), r.rho);
-	mk_ds_measure_free(&r);
+	mk_ds_measure_release(&r);
 }
 
 static void mk_fuzz_dataset(const char *file)

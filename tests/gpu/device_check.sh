@@ -76,12 +76,12 @@ sanitize() {
 sweep() {
 	MASKKIT=$maskkit PYTHON=$python N=$1 BATCH=1 HEADS=64 D=128 DTYPE=bf16 REPS=${REPS:-10} \
 		PATTERNS=${PATTERNS:-local,bigbird,longformer,strided} \
-		SPARSITY=${SPARSITY:-50..95:15} sh "$dir/bench/gpu_sweep.sh" "$work/sweep_$1"
+		SPARSITY=${SPARSITY:-50%..95%:15%} sh "$dir/bench/gpu_sweep.sh" "$work/sweep_$1"
 }
 
 dnas() {
 	"$maskkit" sweep --backend cuda --dtype bf16 --head-dim 128 --n 4096 --batch 1 --heads 64 \
-		--kernels dense --norm softmax,dnas --patterns local --sparsity 50 --reps "${REPS:-10}" \
+		--kernels dense --norm softmax,dnas --patterns local --sparsity 50% --reps "${REPS:-10}" \
 		-o "$work/dnas.json"
 }
 

@@ -62,7 +62,7 @@ fi
 
 # gpu_sweep.sh and summarize.py on real output: a cpu sweep, then peers rows
 # (SDPA flash, FlexAttention and one row cut short) beside it
-BACKEND=cpu DTYPE=fp32 N=128 HEADS=2 D=32 REPS=1 PATTERNS=local SPARSITY=50,80 \
+BACKEND=cpu DTYPE=fp32 N=128 HEADS=2 D=32 REPS=1 PATTERNS=local SPARSITY=50%,80% \
 	MASKKIT=$MASKKIT PYTHON=${PYTHON:-python3} GNUPLOT=/nonexistent \
 	sh "$src/bench/gpu_sweep.sh" "$tmp/w/sweep_4096" >"$tmp/gs.log" 2>&1 ||
 	bad "gpu_sweep.sh on the cpu: $(tail -1 "$tmp/gs.log")"

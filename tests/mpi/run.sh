@@ -76,13 +76,13 @@ same() {
 same measure measure masks.h5
 same measure_head measure masks.h5 --by head
 same measure_json measure masks.h5 --json
-same measure_csv measure masks.h5 --csv --by sample
+same measure_csv measure masks.h5 --csv - --by sample
 same measure_threshold measure probs.h5 --threshold 0.02 --by head
 same measure_top_p measure probs16.h5 --top-p 0.9 --json
 same measure_collective measure masks.h5 --json --mpi-io collective
 same stats attn-stats probs.h5
 same stats_json attn-stats probs.h5 --json
-same stats_f16_csv attn-stats probs16.h5 --csv
+same stats_f16_csv attn-stats probs16.h5 --csv -
 same stats_collective attn-stats probs16.h5 --json --mpi-io collective
 # not shared: rank 0 alone runs them, and they print once
 same pattern measure 'local2+global1' --n 64
@@ -99,7 +99,7 @@ else
 fi
 
 # the sweep: the same grid, each row saying where it ran
-sw="sweep --n 64 --patterns local,strided --sparsity 50,80 --reps 1 --kernels dense,masked,csr"
+sw="sweep --n 64 --patterns local,strided --sparsity 50%,80% --reps 1 --kernels dense,masked,csr"
 "$MASKKIT" $sw -o sweep1.csv 2>/dev/null || bad "sweep: one process failed"
 if mpi 2 "$MASKKIT" $sw -o sweep2.csv 2>sweep.err; then
 	grep -v '^#' sweep1.csv | cut -d, -f1-7 >grid1
@@ -201,7 +201,7 @@ fi
 
 # the SLURM example, run outside SLURM as it says (mpirun -n 2)
 if OMPI_MCA_rmaps_base_oversubscribe=1 MASKKIT="$MASKKIT" DATA=probs.h5 OUT=slurm THRESHOLD=0.02 \
-   SWEEP_ARGS="--n 64 --patterns local --sparsity 50 --reps 1" \
+   SWEEP_ARGS="--n 64 --patterns local --sparsity 50% --reps 1" \
    timeout -k 5 300 bash "$SRCDIR/examples/slurm_measure.sh" >slurm.log 2>&1 &&
    "$MASKKIT" measure probs.h5 --threshold 0.02 --by head --json | cmp -s - slurm/measure.json &&
    "$MASKKIT" attn-stats probs.h5 --json | cmp -s - slurm/attn_stats.json &&

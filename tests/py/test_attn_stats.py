@@ -3,7 +3,7 @@
 random softmax attention over each sample's real tokens, padding filled with
 junk, lengths and layouts written with h5py (float32 [S, L, H, N, N], float16
 [L, H, N, N], float64 [S, H, N, N] with --axes sh), compared with --json,
---csv and --profile-csv to 1e-9 relative; the same output for 1 and 4
+--csv - and --profile-csv to 1e-9 relative; the same output for 1 and 4
 threads; attention that leaks onto padding shows in mass_min."""
 import csv
 import io
@@ -180,7 +180,7 @@ def check_float32(tmp):
     got = json.loads(run(path, "--json", "--dataset", "/model/attentions", "--max-offset", "5"))
     compare_json(got, ref, 24, 5, "float32 K = 5")
     prof = os.path.join(tmp, "prof.csv")
-    compare_csv(run(path, "--csv", "--dataset", "/model/attentions", "--profile-csv", prof),
+    compare_csv(run(path, "--csv", "-", "--dataset", "/model/attentions", "--profile-csv", prof),
                 ref, "float32")
     compare_profile_csv(prof, ref, 24, 23, 4, "float32")
     env1, env4 = dict(os.environ, OMP_NUM_THREADS="1"), dict(os.environ, OMP_NUM_THREADS="4")
@@ -239,9 +239,9 @@ def check_plot(tmp):
         return
     path = os.path.join(tmp, "f32.h5")
     png = os.path.join(tmp, "profile.png")
-    run(path, "--dataset", "/model/attentions", "--plot", png, "--max-offset", "8")
+    run(path, "--dataset", "/model/attentions", "--png", png, "--max-offset", "8")
     with open(png, "rb") as f:
-        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "--plot writes a PNG")
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "--png writes a PNG")
 
 
 def main():

@@ -167,7 +167,7 @@ def check_csv(tmp):
     with h5py.File(path, "w") as f:
         f["rows"], f["cols"], f["lengths"] = rows, cols, lengths
     ref = reference(rows, cols, lengths, 2)
-    table = list(csv.DictReader(io.StringIO(run(path, "--csv", "--by", "head"))))
+    table = list(csv.DictReader(io.StringIO(run(path, "--csv", "-", "--by", "head"))))
     check(len(table) == 4, "csv: one line per head")
     for line in table:
         l, h = int(line["layer"]), int(line["head"])

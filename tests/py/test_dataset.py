@@ -102,7 +102,7 @@ def check_files(tmp):
         f["lengths"] = lengths
     compare(run_json("measure", path), real, full, "bool masks")
     # the CSV by head holds the same numbers
-    rows = list(csv.DictReader(io.StringIO(run("measure", path, "--by", "head", "--csv"))))
+    rows = list(csv.DictReader(io.StringIO(run("measure", path, "--by", "head", "--csv", "-"))))
     check(len(rows) == l_ * h_ and np.allclose([float(r["sparsity"]) for r in rows],
                                                real.mean(axis=0).ravel(), atol=1e-8),
           "csv by head")

@@ -1,4 +1,4 @@
-# The limit on the scores (maskkit_attn.h: MK_ATTN_SCORE_MAX, 1e37) is one
+# The limit on the scores (attn.h: MK_ATTN_SCORE_MAX, 1e37) is one
 # for every kernel and normalisation, and explain's: n = 8, d = 1, V = 0..7.
 # Q = K = 3e18, scores 9e36, all equal: every kernel under every
 # normalisation gives O = 3.5, the mean of V; Q = K = 1e19, scores 1e38 (in

@@ -1,4 +1,4 @@
-# --plot draws the offset profile through gnuplot: a PNG appears, and a
+# --png draws the offset profile through gnuplot: a PNG appears, and a
 # failing gnuplot leaves an existing file alone
 command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1 || {
 	echo "gnuplot not installed (apt-get install gnuplot-nox)"
@@ -8,10 +8,10 @@ command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1 || {
 . "$(dirname "$0")/../npy.sh"
 for t in q k v; do npy $t.npy '<f4' '(3, 2, 6, 4)' 576; done
 "$MASKKIT" attn q.npy k.npy v.npy --mask local1 --weights-out w.h5 -o o.npy >/dev/null || exit 1
-"$MASKKIT" attn-stats w.h5 --plot prof.png > /dev/null || exit 1
+"$MASKKIT" attn-stats w.h5 --png prof.png > /dev/null || exit 1
 od -An -tx1 -N8 prof.png | tr -d ' \n' | grep -q '^89504e470d0a1a0a$' || { echo "not a PNG"; exit 1; }
 echo keep > prof.png
-MASKKIT_GNUPLOT=/nonexistent/gnuplot "$MASKKIT" attn-stats w.h5 --plot prof.png > /dev/null 2> err
+MASKKIT_GNUPLOT=/nonexistent/gnuplot "$MASKKIT" attn-stats w.h5 --png prof.png > /dev/null 2> err
 rc=$?
 [ $rc = 1 ] || [ $rc = 2 ] || { echo "a missing gnuplot must fail, got $rc"; exit 1; }
 [ "$(cat prof.png)" = keep ] || { echo "prof.png was overwritten"; exit 1; }

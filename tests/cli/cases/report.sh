@@ -29,7 +29,7 @@ nonempty() { for f; do [ -s "$f" ] || fail "$f is missing or empty"; done; }
 expect_rc() { [ "$2" = "$1" ] || fail "$3: exit $2, expected $1 (stderr: $(head -3 err | tr '\n' ' '))"; }
 
 # a small sweep CSV, and two broken ones
-"$MASKKIT" sweep --backend cpu --n 64 --heads 1 --patterns local,strided --sparsity 50,80 \
+"$MASKKIT" sweep --backend cpu --n 64 --heads 1 --patterns local,strided --sparsity 50%,80% \
 	--reps 1 -o F.csv 2>/dev/null || { echo "maskkit sweep failed" >&2; exit 1; }
 grep -v '^#' F.csv | head -2 >bad.csv
 # line 3: median_s (column 15) is not a number

@@ -1,0 +1,346 @@
+/*
+ * maskkit data sets: per-sample, per-layer and per-head masks and attention
+ * maps read from HDF5, their sparsity (the AAA paper's Eq. 9), attention
+ * statistics, pruning importance matrices to masks and adaptive axis masks.
+ */
+#ifndef MK_DATA_H
+#define MK_DATA_H
+
+#include "core.h"
+#include "mask.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- data sets (dataset.c) ------------------------------------------------ */
+
+/*
+ * A data set is one HDF5 dataset of shape [samples, layers, heads, N, N]
+ * whose leading axes may be absent (rank 4: [layers, heads, N, N], rank 3:
+ * [heads, N, N], rank 2: [N, N]; `axes` names them otherwise), holding masks
+ * (integers, booleans: nonzero is set) or attention probabilities (float16,
+ * float32, float64), and an optional integer dataset `lengths` [samples]
+ * giving each sample's real length N_i (1 <= N_i <= N).  It is read one
+ * (sample, layer) block of heads x N x N at a time.
+ */
+typedef struct mk_dataset mk_dataset;
+
+typedef struct mk_dataset_opts {
+	const char *dataset;  /* path of the data; NULL: see mk_dataset_open */
+	const char *lengths;  /* path of the lengths; NULL: "lengths" when present;
+			       * "" or "none": every sample is N long */
+	const char *axes;     /* the leading axes in order, letters from "slh" (samples,
+			       * layers, heads), e.g. "sh" for [samples, heads, N, N];
+			       * NULL: by rank ("slh", "lh", "h", "") */
+	uint64_t max_memory;  /* cap for what reading the data keeps (a block, the
+			       * per-sample and per-head results, HDF5's chunk cache);
+			       * 0 = MK_DEFAULT_MAX_MEMORY */
+	bool shape_only;      /* a look at the shape: the lengths are not read (their
+			       * name is found) and mk_dataset_lengths gives NULL */
+	bool parallel;        /* under MPI: every rank opens the file at once through MPI-IO
+			       * (open, reads with `collective` and close are then
+			       * collective) and the ranks must see the same data */
+	bool collective;      /* reads are collective MPI-IO transfers (every rank reads,
+			       * mk_dataset_read_none where it has no block) */
+} mk_dataset_opts;
+
+typedef struct mk_dataset_info {
+	const char *path;         /* the file */
+	const char *name;         /* the data's path in the file */
+	const char *lengths_name; /* NULL when every sample is N long */
+	mk_dtype dtype;           /* as stored: MK_DTYPE_U8, MK_DTYPE_BOOL, MK_DTYPE_F16 ... */
+	int rank;
+	int64_t samples, layers, heads, n; /* absent axes count 1 */
+	bool is_float;            /* attention probabilities rather than masks */
+	uint64_t bytes;           /* stored size of the data */
+} mk_dataset_info;
+
+/* One (sample, layer) block; the pointers stay valid until the next read. */
+typedef struct mk_dataset_block {
+	int64_t sample, layer, heads, n; /* n: the stored N */
+	int64_t len;                     /* this sample's N_i */
+	const float *p;   /* probabilities: heads x n x n (padding included), else NULL */
+	float min;        /* the smallest real probability, or 0 (and 0 for masks) */
+	const uint8_t *m; /* masks: heads x n x n, 0 or 1, else NULL */
+} mk_dataset_block;
+
+/* Opens a data set.  The data is o->dataset, else the dataset "masks",
+ * "mask", "attentions", "attention" or "probs" (first found), else the only
+ * dataset of rank 2 to 5 other than the lengths.  Errors (MK_EFORMAT unless
+ * said): the file missing (MK_EIO) or not HDF5, no or several candidates, a
+ * rank outside 2..5 or not matching `axes`, non-square last two axes, an
+ * empty axis, a non-numeric type, a damaged layout, external storage, data
+ * never or only partly written, lengths that are not a 1-D integer dataset
+ * of `samples` entries, a length < 1 or > N (naming the first bad sample);
+ * MK_ERANGE when a block, the per-sample and per-head results (32 bytes a
+ * sample, 64 a head of a layer), one decompressed chunk or the chunk cache
+ * that decompresses each chunk once would take more than max_memory, all
+ * checked before anything is allocated or read. */
+int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out);
+void mk_dataset_close(mk_dataset *d);
+const mk_dataset_info *mk_dataset_get_info(const mk_dataset *d);
+/* samples entries: each sample's N_i (N when there are no lengths). */
+const int64_t *mk_dataset_lengths(const mk_dataset *d);
+/* Reads block (sample, layer); MK_EFORMAT when the file cannot be read
+ * there (a truncated file) or a probability among the sample's real N_i x N_i
+ * cells is NaN or infinite (naming the first such cell; in padding they read
+ * as 0), MK_EINVAL for indices out of range.  The block's buffers are
+ * allocated at the first read. */
+int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_block *out);
+/* A collective read of nothing, for a rank with no block in a round. */
+int mk_dataset_read_none(mk_dataset *d);
+
+/* Reads sample lengths from "FILE.h5" (dataset "lengths", else the only 1-D
+ * integer dataset), "FILE.h5:/path", "FILE.npy" (1-D integers) or a text
+ * file of integers separated by white space or commas.  Each must be in
+ * [1, n_max] (n_max 0: MK_N_MAX); at most MK_LENGTHS_MAX of them.  *out is
+ * malloc'd. */
+#define MK_LENGTHS_MAX ((int64_t)1 << 26)
+int mk_lengths_read(const char *spec, int64_t n_max, int64_t **out, int64_t *count);
+
+/* ---- which cells of an attention map count (dataset.c) --------------------- */
+
+typedef enum mk_keep_rule {
+	MK_KEEP_NONZERO = 0, /* masks: nonzero */
+	MK_KEEP_THRESHOLD,   /* p >= value */
+	MK_KEEP_TOP_P        /* per row, the fewest keys whose mass reaches value times the
+			      * row's mass over its real keys (ties: lower index first) */
+} mk_keep_rule;
+
+typedef struct mk_keep {
+	mk_keep_rule rule;
+	double value;
+} mk_keep;
+
+/* ---- Eq. 9 sparsity over a data set (analysis/dataset_measure.c) ----------- */
+
+/*
+ * rho = mean over samples i, layers l, heads a of 1 - |B_ila| / N_i^2, with
+ * B restricted to the sample's N_i x N_i real tokens; rho_classic counts the
+ * whole stored N x N (for patterns: the pattern at n_classic), as if every
+ * sample were N long.
+ */
+/* YES: M[i][j] = M[i+1][j+1] everywhere; INTERIOR: on rows and columns
+ * 1..N-2 only (as DAM_s masks, which keep the first and last rows and
+ * columns whole); NO: neither, or not checked (top-p). */
+enum { MK_TOEPLITZ_NO = 0, MK_TOEPLITZ_INTERIOR = 1, MK_TOEPLITZ_YES = 2 };
+
+typedef struct mk_ds_measure {
+	int64_t samples, layers, heads, n;
+	double rho, rho_classic;
+	double *by_sample;  /* [samples]: mean over layers and heads */
+	double *by_layer;   /* [layers]: mean over samples and heads */
+	double *by_head;    /* [layers * heads]: mean over samples */
+	int64_t *lengths;   /* [samples] */
+	uint8_t *toeplitz;  /* [layers * heads]: the least MK_TOEPLITZ_* level over the
+			     * samples' N_i x N_i blocks */
+	uint64_t empty_rows; /* real rows with no key kept, all blocks together */
+	uint64_t bytes;     /* data read */
+} mk_ds_measure;
+
+/* Measures every block of d under rule k (masks: MK_KEEP_NONZERO only);
+ * progress is called with (samples done, samples).  Under MPI (d opened with
+ * `parallel`) collective: the ranks share the blocks and rank 0 adds their
+ * counts in block order, so its result is the same for any number of ranks
+ * (the other ranks' is incomplete). */
+int mk_dataset_measure(mk_dataset *d, const mk_keep *k, mk_progress_fn progress, void *parg,
+		       mk_ds_measure *out);
+/* Eq. 9 for patterns: exprs[l * heads + a] is the text of layer l, head a's
+ * expression, measured at each sample's length (bound with seed + l * heads
+ * + a, as `gen --heads-file` builds them); n_classic 0: the longest.  What it
+ * keeps (per sample, and per head at each distinct length) is checked
+ * against max_memory (0: no limit) before it is allocated. */
+int mk_lengths_measure(const char *const *exprs, int64_t layers, int64_t heads,
+		       const int64_t *lengths, int64_t samples, int64_t n_classic, uint64_t seed,
+		       uint64_t max_memory, mk_ds_measure *out);
+void mk_ds_measure_release(mk_ds_measure *m);
+
+/* ---- prune: importance to masks (analysis/prune.c) -------------------------- */
+
+/*
+ * SparseBERT's pruning of an importance matrix P (n x n, one head: e.g. the
+ * mean attention map or DAM's sigmoid(alpha)) to a mask of a target sparsity.
+ *
+ * MK_PRUNE_ENTRY (unstructured, DAM_u): keeps the k cells of largest P, with
+ * k the integer nearest (1 - sparsity) * n^2 (a half rounds down, to the
+ * sparser mask, also when rounding of a decimal target such as 0.7 makes it
+ * 7.500000000000001: counts within 1e-9 + 1e-12 n^2 cells tie); ties in P go
+ * to the lower flat index i * n + j, so the masks of several levels are
+ * nested.  -0 and +0 are equal.
+ *
+ * MK_PRUNE_DIAGONAL (structured, DAM_s): each offset d = j - i in
+ * [-(n-1), n-1] scores the mean of P along its diagonal (summed in double in
+ * row order); offsets are ranked by score, ties to the smaller |d|, then the
+ * negative d.  Of the 2n masks that keep the m best offsets (m = 0..2n-1),
+ * the one whose sparsity is nearest the target is chosen (a tie, with the
+ * same slack, goes to the sparser one, i.e. the smallest m).  With `border` the first and last rows
+ * and columns are kept as well (DAM_s keeps [CLS] and [SEP]); the mask is
+ * then Toeplitz on its interior (rows and columns 1..n-2) but in general not
+ * as a whole.  Without it the mask is exactly Toeplitz.
+ */
+typedef enum mk_prune_mode { MK_PRUNE_ENTRY = 0, MK_PRUNE_DIAGONAL } mk_prune_mode;
+
+typedef struct mk_prune_result {
+	int64_t n;
+	double target;          /* the sparsity asked for (NaN for Gumbel masks) */
+	double sparsity;        /* achieved: 1 - kept / n^2 */
+	uint64_t kept;          /* cells set, counted in the mask */
+	int64_t diagonals;      /* MK_PRUNE_DIAGONAL: offsets kept (m); else -1 */
+	double expected;        /* Gumbel masks: expected sparsity 1 - mean sigmoid(alpha);
+				 * else NaN */
+	bool toeplitz;          /* M[i][j] = M[i+1][j+1] over the whole mask */
+	bool toeplitz_interior; /* the same on rows and columns 1..n-2 */
+} mk_prune_result;
+
+/* Prunes p (n x n, row-major, finite) into out, an n x n mask that is
+ * overwritten.  border is for MK_PRUNE_DIAGONAL only (MK_EINVAL otherwise).
+ * Errors: MK_EINVAL (sparsity outside [0, 1], a NaN or Inf in p, out of
+ * another size), MK_ERANGE (n^2 >= 2^32: n at most 65535). */
+int mk_prune(const float *p, int64_t n, double sparsity, mk_prune_mode mode, bool border,
+	     mk_mask *out, mk_prune_result *r);
+/* The same for several levels from one ranking (SparseBERT's progressive
+ * pruning): out[l] and r[l] for sparsity[l], l < levels. */
+int mk_prune_levels(const float *p, int64_t n, const double *sparsity, size_t levels,
+		    mk_prune_mode mode, bool border, mk_mask *const *out, mk_prune_result *r);
+
+/* SparseBERT's Gumbel-sigmoid sample of a mask from logits alpha (n x n,
+ * finite): cell (i, j) is kept when sigmoid((alpha + G1 - G2) / tau) > 0.5,
+ * G = -log(-log U), U uniform in (0, 1).  For tau > 0 this is alpha + G1 - G2
+ * > 0, so tau does not change the mask, and P(kept) = sigmoid(alpha).  The
+ * uniforms of row i come from the stream (seed, head * n + i): the mask does
+ * not depend on the number of threads.  r (may be NULL) gets the achieved
+ * and expected sparsity.  MK_EINVAL for tau <= 0 or not finite. */
+int mk_gumbel_mask(const float *logits, int64_t n, double tau, uint64_t seed, uint64_t head,
+		   mk_mask *out, mk_prune_result *r);
+
+/* ---- attention statistics (analysis/attn_stats.c) --------------------------- */
+
+/*
+ * Statistics of attention probabilities P (rows: queries i, columns: keys j)
+ * per layer and head, over the real len x len block of each sample only
+ * (rows i < len, keys j < len; padded rows and keys never count).  Every
+ * mean is cell-weighted: the cells of all samples are pooled, so a sample
+ * of length len weighs len (rows) or len^2 (cells), not 1.
+ *   diag     sum P[i][i] / rows                      rows = sum of len
+ *   off      sum P[i][j], j != i / sum len (len - 1)
+ *   first    sum P[i][0] / rows                      (the [CLS] token)
+ *   last     sum P[i][len - 1] / rows                (the sample's [SEP])
+ *   entropy  sum over rows of -sum_j P[i][j] ln P[i][j] / rows (nats, 0 ln 0 = 0)
+ *   mass_min, mass_max  the least and greatest row sum over real keys (1 for
+ *            a softmax over the real keys; less reveals mass on padding)
+ *   profile[k], k = j - i in -(n-1)..n-1: sum P[i][i+k] over real cells at
+ *            offset k / count[k], count[k] = sum over samples of
+ *            max(len - |k|, 0); NaN where count[k] = 0
+ * A mean with no cells (off when every len is 1, anything of a layer that
+ * got no blocks) is NaN.  The per-layer values are the plain means over
+ * heads (mass_min / mass_max: the least / greatest).
+ */
+typedef struct mk_attn_head_summary {
+	double diag, off, first, last, entropy, mass_min, mass_max;
+} mk_attn_head_summary;
+
+typedef struct mk_attn_summary {
+	int64_t layers, heads, n;
+	int64_t width;               /* 2n - 1: offset k is entry k + n - 1 */
+	uint64_t *blocks;            /* [layers]: blocks added (samples seen) */
+	uint64_t *rows;              /* [layers]: real rows per head, the sum of len */
+	uint64_t *count;             /* [layers * width]: real cells per head at each offset */
+	mk_attn_head_summary *head;  /* [layers * heads], layer-major */
+	mk_attn_head_summary *layer; /* [layers]: over heads */
+	double *profile;             /* [layers * heads * width] */
+	double *layer_profile;       /* [layers * width]: mean over heads */
+} mk_attn_summary;
+
+void mk_attn_summary_release(mk_attn_summary *r);
+/* Reads every block of d (float data only, else MK_EINVAL naming the file,
+ * the dataset and its type) and returns their statistics (release out with
+ * mk_attn_summary_release); progress gets (samples done, samples).  Each
+ * block is summed from zero and then added, in block order, so that under
+ * MPI (d opened with `parallel`: collective, the blocks shared by the ranks)
+ * rank 0 gets the same sums for any number of ranks; the other ranks get an
+ * empty summary. */
+int mk_attn_summary_dataset(mk_dataset *d, uint64_t max_memory, mk_progress_fn progress,
+			    void *parg, mk_attn_summary *out);
+
+/* ---- adaptive axis masks (analysis/axis.c) ---------------------------------- */
+
+/*
+ * The learned pattern of Adaptive Axis Attention: per sample i, layer l (and
+ * head a) a row indicator r and a column indicator c over the sample's len
+ * real tokens give the axis mask B_jk = r_j + c_k - r_j c_k (row j is whole
+ * when token j is row-wise important, column k when token k is column-wise
+ * important), OR-ed with a local pattern bound at n = len.
+ */
+typedef struct mk_axis_opts {
+	const char *rows;      /* dataset of the row indicators; NULL: "rows", else "row" */
+	const char *cols;      /* of the column indicators; NULL: "cols", "columns", else "col" */
+	const char *lengths;   /* dataset of the lengths in the same file; NULL: "lengths"
+				* when present; "": none (every sample is N long) */
+	const int64_t *given;  /* lengths from elsewhere (replace the file's), or NULL */
+	int64_t ngiven;        /* entries in given: must be the number of samples */
+	double threshold;      /* floats: important when >= threshold (NaN is an error) */
+	const char *local;     /* the local pattern's expression; NULL: "local2"; "none" */
+	uint64_t seed;         /* for random terms of local that give none */
+	uint64_t max_memory;   /* cap for one sample's indicators; 0 = default */
+	bool by_sample;        /* fill by_sample and lengths */
+	mk_progress_fn progress; /* (samples done, samples); may be NULL */
+	void *parg;
+} mk_axis_opts;
+
+/* Sets the defaults above (threshold 0.5, local "local2"). */
+void mk_axis_opts_init(mk_axis_opts *o);
+
+/* Means over the (sample, layer, head) blocks of a group. */
+typedef struct mk_axis_stat {
+	double rho;          /* Eq. 9: mean of 1 - |B| / len^2 */
+	double rho_axis;     /* the same for the axis part alone */
+	double rho_local;    /* the same for the local pattern alone */
+	double rows_pct;     /* 100 rows / tokens: % of real tokens row-wise important */
+	double cols_pct;     /* the same for columns */
+	uint64_t rows, cols, tokens; /* summed over the blocks */
+	int64_t blocks;
+} mk_axis_stat;
+
+typedef struct mk_axis_result {
+	int64_t samples, layers, heads, n; /* absent axes count 1 */
+	int rank;
+	char rows_name[256], cols_name[256], lengths_name[256]; /* lengths_name "" when none */
+	mk_dtype dtype;            /* of the row indicators: MK_DTYPE_U8, MK_DTYPE_BOOL ... */
+	bool is_float;
+	char *local;               /* the local pattern's canonical text; NULL for none */
+	int64_t len_min, len_max;
+	double len_mean;
+	mk_axis_stat all;
+	mk_axis_stat *by_layer;    /* [layers] */
+	mk_axis_stat *by_head;     /* [layers * heads] */
+	mk_axis_stat *by_sample;   /* [samples] with opts.by_sample, else NULL */
+	int64_t *lengths;          /* [samples] with opts.by_sample, else NULL */
+} mk_axis_result;
+
+/*
+ * Reads the indicators of path one sample at a time ([samples, N],
+ * [samples, layers, N] or [samples, layers, heads, N], the same shape for
+ * rows and cols; integers, booleans or floats) and measures every block.
+ * Errors (MK_EFORMAT unless said): the file missing (MK_EIO) or not HDF5, a
+ * missing dataset (naming what the file holds), a rank outside 2..4, rows
+ * and cols of different shapes, an empty axis, a non-numeric type, a
+ * damaged layout, lengths that are not one integer per sample or fall
+ * outside [1, N] (naming the first bad sample), NaN, a sample that cannot
+ * be read (a truncated file), a local pattern that cannot be bound at some
+ * length (MK_EINVAL, naming it), N > MK_N_MAX or a sample larger than
+ * max_memory (MK_ERANGE).
+ */
+int mk_axis_measure(const char *path, const mk_axis_opts *o, mk_axis_result *out);
+void mk_axis_result_release(mk_axis_result *r);
+
+/* Writes sample k's masks B (the axis part OR the local pattern), each
+ * len x len, with mk_write_stack_h5 as [layers, heads, len, len] (layers
+ * and heads 1 where the indicators lack those axes).  Errors as mk_axis_measure's, and
+ * MK_EINVAL for k outside the samples. */
+int mk_axis_write(const char *path, const mk_axis_opts *o, int64_t sample, const char *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MK_DATA_H */

@@ -1,0 +1,81 @@
+/*
+ * maskkit files: mask formats (txt, json, png, h5, npy, blocks), reading
+ * masks, writing expressions and stacks of masks, atomic outputs.
+ */
+#ifndef MK_IO_H
+#define MK_IO_H
+
+#include "core.h"
+#include "mask.h"
+#include "expr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- formats ------------------------------------------------------------- */
+
+typedef enum mk_format {
+	MK_FMT_NONE = 0,
+	MK_FMT_TXT,
+	MK_FMT_JSON,
+	MK_FMT_PNG,
+	MK_FMT_H5,
+	MK_FMT_NPY,
+	MK_FMT_BLOCKS
+} mk_format;
+
+/* From a name ("txt", "json", ...) or a path's extension (.txt, .json, .png,
+ * .h5/.hdf5, .npy; blocks have no extension of their own). */
+mk_format mk_format_from_name(const char *name);
+mk_format mk_format_from_path(const char *path);
+const char *mk_format_name(mk_format f);
+
+typedef struct mk_write_opts {
+	mk_format format;
+	int64_t block;       /* for MK_FMT_BLOCKS; 0 = 128 */
+	uint64_t seed;       /* recorded in metadata */
+	uint64_t max_memory; /* cap for dense outputs (txt, npy, h5) and JSON */
+	int64_t png_max_px;  /* PNG side limit before downsampling; 0 = 1024 */
+} mk_write_opts;
+
+/* ---- masks in files --------------------------------------------------------- */
+
+/* Opens an input file for reading ("rb"; *file is a FILE *): MK_EIO naming
+ * path and the OS's reason when it cannot be opened, is a directory or is
+ * not a regular file (a FIFO or a device: their size is unknown, a FIFO with
+ * no writer blocks for ever and /dev/zero never ends). */
+int mk_input_open(const char *path, void **file);
+
+/* Writes the rows of a bound expression to path, atomically: the data goes
+ * to a temporary file in the same directory that is renamed over path only
+ * on success, so a failure never truncates an existing file. */
+int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o);
+/* Any output, atomically: write(file, arg) gets a FILE * on a temporary file
+ * beside path that is renamed over path only when it returns MK_OK. */
+int mk_write_atomic(const char *path, int (*write)(void *file, void *arg), void *arg);
+/* The same, to an already-open stream (no atomicity; txt, json, blocks). */
+int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o);
+
+/* Reads a mask file; the format comes from the extension. */
+int mk_mask_load(const char *path, uint64_t max_memory, mk_mask **out);
+
+/* ---- stacks of masks in one HDF5 dataset (io_h5_stack.c) ------------------- */
+
+/* Masks [layers, heads, n, n] (layers 0: [heads, n, n]) written as the uint8
+ * dataset "mask" with attributes like mk_write_expr's; row(ctx, k, i, dst)
+ * fills row i of mask k = layer * heads + head (mk_words(n) words). */
+typedef struct mk_stack {
+	int64_t layers, heads, n;
+	void (*row)(void *ctx, int64_t k, int64_t i, uint64_t *dst);
+	void *ctx;
+	const char *expr; /* "expr" attribute: what the masks are (may be NULL) */
+} mk_stack;
+
+/* Writes the stack atomically (a failure leaves an existing file as it was). */
+int mk_write_stack_h5(const char *path, const mk_stack *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MK_IO_H */

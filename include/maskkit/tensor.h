@@ -1,0 +1,70 @@
+/*
+ * maskkit tensors: dense float tensors of rank 2 to 4 read from and written
+ * to .npy and HDF5 files.
+ */
+#ifndef MK_TENSOR_H
+#define MK_TENSOR_H
+
+#include "core.h"
+#include "io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- tensors (tensor.c) --------------------------------------------------- */
+
+/* Dense float tensors of rank 2 to 4 in .npy or HDF5 files, as `maskkit
+ * attn` reads and writes them.  In memory the data is float32, row-major and
+ * contiguous; `dtype` is what the file holds (float32 or float64). */
+#define MK_TENSOR_MAX_RANK 4
+
+typedef struct mk_tensor {
+	int rank;                        /* 2..MK_TENSOR_MAX_RANK */
+	int64_t dims[MK_TENSOR_MAX_RANK];
+	mk_dtype dtype;                  /* as stored in the file */
+	float *data;
+} mk_tensor;
+
+/* Reads "FILE.npy", "FILE.h5" (its only dataset of rank 2 to 4) or
+ * "FILE.h5:/path" (.hdf5 too).  Errors: MK_EIO (cannot open), MK_EFORMAT
+ * (malformed file, another dtype than float32/float64, rank outside 2..4,
+ * an empty dimension, NaN or Inf with the first bad element's index, a
+ * float64 beyond float32's range), MK_ERANGE (sizes overflow or need more
+ * than max_memory, 0 = MK_DEFAULT_MAX_MEMORY). */
+int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out);
+/* Writes t as dtype to "FILE.npy", or to one dataset of an HDF5 file:
+ * "FILE.h5" (dataset `dataset`) or "FILE.h5:/path" (the path wins; groups
+ * created).  An existing FILE.h5 keeps every other dataset, group and
+ * attribute: the dataset is added, or replaces the dataset of that name.
+ * Atomic: a failure leaves an existing file untouched.  MK_EINVAL for
+ * another extension, for an existing FILE.h5 that is not HDF5 and for a
+ * path that names a group; MK_ESYS (a full disk...) or MK_EIO with the OS's
+ * reason when writing fails. */
+int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, mk_dtype dtype);
+/* The length of the file part of a tensor spec: "a/b.h5" of "a/b.h5:/g/x". */
+size_t mk_tensor_file_len(const char *spec);
+/* MK_EINVAL, naming both, when writing the tensor spec `out` (dataset
+ * `dataset` when it names none) would overwrite one of the count input
+ * specs: the same file (by device and inode, so through any links) for
+ * .npy, or the same dataset of the same file for HDF5 (adding a dataset to
+ * a file that holds inputs is fine). */
+int mk_tensor_check_output(const char *out, const char *dataset, const char *const *inputs,
+			   size_t count);
+/* A zeroed float32 tensor, its size checked for overflow and against
+ * max_memory (0 = MK_DEFAULT_MAX_MEMORY); `what` names it in errors. */
+int mk_tensor_new(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_memory,
+		  const char *what, mk_tensor *out);
+void mk_tensor_release(mk_tensor *t); /* frees data, zeroes *t; NULL-safe */
+/* Elements, the product of the dims (checked when the tensor was made). */
+uint64_t mk_tensor_count(const mk_tensor *t);
+/* "(2, 8, 128, 64)" into buf. */
+void mk_tensor_shape_text(const mk_tensor *t, char *buf, size_t cap);
+/* The format a tensor path names: MK_FMT_NPY, MK_FMT_H5 (also with a
+ * ":/dataset" suffix) or MK_FMT_NONE. */
+mk_format mk_tensor_format(const char *spec);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MK_TENSOR_H */

@@ -1,0 +1,148 @@
+/*
+ * maskkit weights: trained weights and what they say about position (dense
+ * matrices, weights in HDF5 files, Toeplitz fits, TISA kernel fits, the
+ * positional term of attention).
+ */
+#ifndef MK_WEIGHTS_H
+#define MK_WEIGHTS_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- dense matrices (matrix.c) ------------------------------------------- */
+
+/* rows x cols doubles, row-major: element (i, j) is data[i * cols + j]. */
+typedef struct mk_matrix {
+	int64_t rows, cols;
+	double *data;
+} mk_matrix;
+
+/* Allocates a zeroed matrix after checking rows * cols * 8 for overflow and
+ * against max_memory (0 = no limit); `what` names it in errors. */
+int mk_matrix_new(int64_t rows, int64_t cols, uint64_t max_memory, const char *what,
+		  mk_matrix *out);
+void mk_matrix_release(mk_matrix *m); /* frees data, zeroes *m; NULL-safe */
+
+/* P = E E^T in double precision (cblas_dsyrk), full and symmetric. */
+int mk_matrix_gram(const mk_matrix *e, uint64_t max_memory, mk_matrix *p);
+
+/* ---- weights in HDF5 files (weights.c) ----------------------------------- */
+
+typedef struct mk_weights mk_weights; /* an HDF5 file open for reading */
+
+int mk_weights_open(const char *path, mk_weights **out);
+void mk_weights_close(mk_weights *w); /* NULL-safe */
+const char *mk_weights_file(const mk_weights *w);
+
+/* Every dataset of the given rank (0 = any rank) whose path (with its
+ * leading '/') contains all of the NULL-terminated needles; *out is a
+ * NULL-terminated array sorted by path, freed with mk_weights_list_free. */
+int mk_weights_list(mk_weights *w, int rank, const char *const *needles, char ***out,
+		    size_t *count);
+void mk_weights_list_free(char **list);
+
+/* The one 2-D dataset whose path contains needle.  None or several: an
+ * MK_EFORMAT error naming `what` and listing the candidates (the matches,
+ * or every 2-D dataset when nothing matched). */
+int mk_weights_find(mk_weights *w, const char *needle, const char *what, char **path);
+
+/* Reads a dataset of rank 1 (into a 1 x len matrix) or 2 of any float
+ * (float16/32/64) or integer type into doubles.  Errors (MK_EFORMAT) name
+ * the file and dataset: a missing dataset, another rank than `rank`, an
+ * empty one, a non-numeric type, NaN or Inf (with the first bad element). */
+int mk_weights_read(mk_weights *w, const char *dataset, int rank, uint64_t max_memory,
+		    mk_matrix *out);
+
+/* ---- Toeplitz analysis (analysis/toeplitz.c) ------------------------------ */
+
+/* The least-squares Toeplitz fit T of the leading k x k block of A: T is
+ * constant along each diagonal d = j - i, equal to A's mean along it.
+ * R^2 = 1 - RSS / TSS, RSS = sum (A - T)^2, TSS = sum (A - mean A)^2; a
+ * constant block (TSS = 0) has RSS = 0 and R^2 = 1. */
+typedef struct mk_toeplitz {
+	int64_t k;   /* the block analysed */
+	double r2, rss, tss;
+	double mean; /* mean of the block */
+} mk_toeplitz;
+
+/* A is row-major with leading dimension lda >= k.  symmetric: A is known to
+ * be symmetric (only the lower triangle is read, which halves the work).
+ * profile, when not NULL, gets the 2k - 1 diagonal means: profile[k - 1 + d]
+ * for d in [-(k - 1), k - 1]. */
+int mk_toeplitz_fit(const double *a, int64_t lda, int64_t k, bool symmetric, double *profile,
+		    mk_toeplitz *out);
+
+/* ---- TISA kernel fits (analysis/tisa_fit.c) ------------------------------- */
+
+#define MK_TISA_MAX_KERNELS 8
+
+/* f(d) = sum_s a_s exp(-|b_s| (d - c_s)^2), the TISA paper's positional
+ * scoring function, fitted to a Toeplitz profile. */
+typedef struct mk_tisa {
+	int kernels;
+	double a[MK_TISA_MAX_KERNELS], b[MK_TISA_MAX_KERNELS], c[MK_TISA_MAX_KERNELS];
+	double r2;      /* 1 - wRSS / wTSS of the fit against the profile */
+	double wrss;    /* sum_d w_d (t_d - f(d))^2 */
+	int starts;     /* starting points tried */
+	int iterations; /* of the winning start */
+} mk_tisa;
+
+/* Fits S = kernels (1..MK_TISA_MAX_KERNELS) kernels to profile[0..m-1] at
+ * d = d0 + index, weighted by w (NULL: all 1), by nonlinear least squares
+ * (GSL, trust region) from several deterministic starting points, keeping
+ * the best.  b is reported as |b|; kernels come ordered by centre c; r2 is
+ * never negative; unused kernels have a ~ 0.  A flat profile is fitted
+ * exactly without a search (starts = iterations = 0).  A kernel may settle
+ * far outside the data with a tiny b: there it acts as a smooth trend. */
+int mk_tisa_fit(const double *profile, const double *w, int64_t m, int64_t d0, int kernels,
+		mk_tisa *out);
+double mk_tisa_eval(const mk_tisa *t, double d);
+
+/* ---- the positional attention term (analysis/positional.c) ---------------- */
+
+typedef enum mk_layout {
+	MK_LAYOUT_AUTO = 0, /* from the dataset's name: "kernel" in x out, "weight" out x in */
+	MK_LAYOUT_IN_OUT,   /* TensorFlow/Keras kernels: x W */
+	MK_LAYOUT_OUT_IN    /* PyTorch nn.Linear weights: x W^T */
+} mk_layout;
+
+enum {
+	MK_POS_POSITION, MK_POS_WORD, MK_POS_QUERY, MK_POS_KEY, MK_POS_QUERY_BIAS,
+	MK_POS_KEY_BIAS, MK_POS_PROJ, MK_POS_PROJ_BIAS, MK_POS_NROLES
+};
+
+typedef struct mk_positional_opts {
+	int64_t layer;     /* 0-based */
+	int64_t heads;     /* 0: hidden size / 64 */
+	bool no_bias;      /* leave the query and key biases out */
+	mk_layout layout;
+	/* dataset paths by role (MK_POS_*); NULL: searched for by name */
+	const char *dataset[MK_POS_NROLES];
+	uint64_t max_memory;
+} mk_positional_opts;
+
+typedef struct mk_positional {
+	int64_t n;       /* positions */
+	int64_t e;       /* embedding size (before any projection) */
+	int64_t hidden;  /* size of the query and key projections */
+	int64_t heads, dk;
+	int64_t layers;  /* layers with query weights found in the file */
+	double *f;       /* heads x n x n: head h's F_P at f + h * n * n */
+	double *profile; /* heads x (2n - 1) diagonal means */
+	mk_toeplitz *fit;  /* heads */
+	char *used[MK_POS_NROLES]; /* the datasets read (NULL: not used) */
+} mk_positional;
+
+/* The TISA paper's positional term per head of one layer (see positional.c
+ * for how biases and embedding projections enter). */
+int mk_positional_compute(const char *file, const mk_positional_opts *o, mk_positional *out);
+void mk_positional_release(mk_positional *p);
+const char *mk_positional_role(int role); /* "position", "word", ... */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MK_WEIGHTS_H */

@@ -1,0 +1,5 @@
+# the old --plot is --png now: still taken, with a note on stderr (here the
+# figure's folder is missing: the note, the error, and nothing written)
+. "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/../npy.sh"
+qkv 6 4; "$MASKKIT" attn q.npy k.npy v.npy --weights-out w.h5 -o o.npy >/dev/null || exit 1; printf 'w.h5\no.npy\n' >> keep.list
+bad_input p.csv "$MASKKIT" attn-stats w.h5 --plot nodir/p.png --profile-csv p.csv

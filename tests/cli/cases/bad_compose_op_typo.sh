@@ -1,0 +1,1 @@
+"$MASKKIT" compose local1 local2 --n 8 --op mins

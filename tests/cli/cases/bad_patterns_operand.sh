@@ -1,0 +1,1 @@
+"$MASKKIT" patterns local

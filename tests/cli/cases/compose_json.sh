@@ -1,0 +1,1 @@
+"$MASKKIT" compose local2 causal --op and --n 8 --json

@@ -1,0 +1,2 @@
+# a misspelt toy is named with the toy meant
+"$MASKKIT" explain --toy colapse

@@ -1,0 +1,102 @@
+#!/bin/sh
+# The include direction between the source tree's layers (HACKING.md, "Layers").
+# Every `#include "..."` in src/, patterns/, analysis/ and include/maskkit/ is
+# resolved as the compiler resolves it: the including file's own folder first,
+# then the -I list of Makefile.am (include/maskkit, src/core, src/io, src/attn,
+# src/plot, src/par, patterns, analysis; the program adds src/cli, src/report).
+# A header found nowhere in the tree (config.h, made by configure) belongs to
+# no layer.  The rules:
+#   - library folders (src/core, src/io, src/attn, src/plot, src/par,
+#     patterns, analysis) include no header of src/cli or src/report;
+#   - src/core includes no header of src/io, src/attn, src/plot, src/par;
+#   - patterns/ includes no header of src/io or src/plot;
+#   - include/maskkit/ headers include only system headers (<...>) and other
+#     include/maskkit/ headers.
+# Each violation is printed as FILE:LINE: includes HEADER (rule); exit 0 when
+# there is none, 1 otherwise.  SRCDIR names the source tree (default: the
+# parent of this script's folder).
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$SRCDIR" || exit 1
+
+SEARCH="include/maskkit src/core src/io src/attn src/plot src/par patterns analysis src/cli src/report"
+LIBRARY="src/core src/io src/attn src/plot src/par patterns analysis"
+
+# The folder (relative to SRCDIR) of the header `hdr` included from folder
+# `dir`, or nothing when the tree does not hold it.
+resolve() {
+	for d in "$1" $SEARCH; do
+		if [ -f "$d/$2" ]; then
+			case $2 in
+			*/*) # a path: the folder it lands in, e.g. "../io/x.h"
+				p=$(cd "$(dirname "$d/$2")" && pwd -P) || return
+				case $p in
+				"$top"/*) echo "${p#"$top"/}" ;;
+				"$top") echo . ;;
+				esac ;;
+			*) echo "$d" ;;
+			esac
+			return
+		fi
+	done
+}
+
+# Prints the rule that `folder` breaks by including a header of `hfolder`.
+rule() {
+	case $2 in
+	src/cli | src/cli/* | src/report | src/report/*)
+		for l in $LIBRARY; do
+			case $1 in "$l" | "$l"/*)
+				echo "library code ($l) includes no src/cli or src/report header"; return ;;
+			esac
+		done ;;
+	esac
+	case $1 in src/core | src/core/*)
+		case $2 in src/io* | src/attn* | src/plot* | src/par*)
+			echo "src/core includes no header of the layers above it"; return ;;
+		esac ;;
+	esac
+	case $1 in patterns | patterns/*)
+		case $2 in src/io* | src/plot*)
+			echo "patterns/ includes no I/O or plot header"; return ;;
+		esac ;;
+	esac
+	case $1 in include/maskkit | include/maskkit/*)
+		case $2 in include/maskkit) ;;
+		*) echo "include/maskkit/ includes only system and include/maskkit headers"; return ;;
+		esac ;;
+	esac
+}
+
+top=$(pwd -P)
+fail=0
+out=$(mktemp) || exit 1
+trap 'rm -f "$out"' EXIT
+for root in src patterns analysis include/maskkit; do
+	[ -d "$root" ] && find "$root" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print
+done | sort | while IFS= read -r file; do
+	dir=$(dirname "$file")
+	# LINE HEADER for each quoted include
+	awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
+		s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print FNR, s }' "$file" |
+	while read -r line hdr; do
+		hfolder=$(resolve "$dir" "$hdr")
+		if [ -n "$hfolder" ]; then
+			shown=$hfolder/${hdr##*/}
+		else
+			# not in the tree: fine for the library, not for a public header
+			case $dir in include/maskkit*) ;; *) continue ;; esac
+			hfolder=none shown="\"$hdr\", which is not in the tree,"
+		fi
+		why=$(rule "$dir" "$hfolder")
+		if [ -n "$why" ]; then echo "$file:$line: includes $shown ($why)"; fi
+	done
+done >"$out"
+if [ -s "$out" ]; then
+	cat "$out"
+	n=$(wc -l <"$out")
+	echo "layers: $n include(s) against the layer rules" >&2
+	fail=1
+else
+	echo "layers: every include follows the layer rules"
+fi
+exit $fail
