@@ -234,61 +234,6 @@ int mk_sweep_solve(mk_sweep_solver *s, double target, mk_sweep_point *out)
 	return MK_OK;
 }
 
-/* ---- targets ---------------------------------------------------------------- */
-
-static int sweep_percent(const char *s, const char *end, double *out)
-{
-	char buf[64], *stop;
-	int len = (int)(end - s);
-
-	/* a copy: strtod would take the first '.' of "10..90" */
-	snprintf(buf, sizeof buf, "%.*s", len, s);
-	errno = 0;
-	*out = strtod(buf, &stop);
-	if (!len || len >= (int)sizeof buf || *stop || errno || !isfinite(*out))
-		return mk_error_set(MK_EINVAL, "--sparsity: '%.*s' is not a number", len, s);
-	if (*out < 0.0 || *out > 100.0)
-		return mk_error_set(MK_EINVAL, "--sparsity: %.*s is outside 0..100 (percent)", len,
-				    s);
-	return MK_OK;
-}
-
-static int sweep_push(double *out, size_t cap, size_t *count, double percent)
-{
-	if (*count == cap)
-		return mk_error_set(MK_EINVAL, "--sparsity: more than %zu values", cap);
-	out[(*count)++] = percent / 100.0;
-	return MK_OK;
-}
-
-int mk_sweep_parse_targets(const char *s, double *out, size_t cap, size_t *count)
-{
-	const char *dots = strstr(s, ".."), *colon, *end = s + strlen(s);
-	double a, b, step = 10.0;
-	int ret = MK_OK;
-
-	*count = 0;
-	for (const char *p = s; !dots && p <= end && !ret; p++) {
-		const char *q = strchr(p, ',') ? strchr(p, ',') : end;
-		if (!(ret = sweep_percent(p, q, &a)))
-			ret = sweep_push(out, cap, count, a);
-		p = q;
-	}
-	if (!dots)
-		return ret;
-	colon = strchr(dots + 2, ':');
-	if ((ret = sweep_percent(s, dots, &a)) ||
-	    (ret = sweep_percent(dots + 2, colon ? colon : end, &b)) ||
-	    (colon && (ret = sweep_percent(colon + 1, end, &step))))
-		return ret;
-	if (step <= 0.0 || b < a)
-		return mk_error_set(MK_EINVAL, "--sparsity '%s': expected A..B[:STEP] with A <= B and "
-				    "STEP > 0", s);
-	for (int k = 0; a + k * step <= b + 1e-9 && !ret; k++)
-		ret = sweep_push(out, cap, count, a + k * step);
-	return ret;
-}
-
 /* ---- running --------------------------------------------------------------- */
 
 typedef struct sweep_run {
@@ -367,7 +312,7 @@ static int sweep_fail(const sweep_run *x, const mk_sweep_row *r, const char *nor
 	return mk_error_set(MK_EINTERNAL, "pattern '%s' (%s=%" PRId64 "), kernel '%s', norm %s: "
 			    "max error %.3g above the %s tolerance %.3g", r->pattern, r->param,
 			    r->point.value, mk_attn_kernel_name(r->kernel), norm, r->max_err,
-			    x->o->dtype, x->tol);
+			    mk_compute_name(x->o->dtype), x->tol);
 }
 
 /* Times and checks one kernel on the current mask; the reference is in x. */
@@ -429,7 +374,7 @@ static int sweep_dense(sweep_run *x)
 		if (x->dense_err[ni] > x->tol)
 			return mk_error_set(MK_EINTERNAL, "kernel 'dense', norm %s: max error %.3g "
 					    "above the %s tolerance %.3g", norm, x->dense_err[ni],
-					    o->dtype, x->tol);
+					    mk_compute_name(o->dtype), x->tol);
 	}
 	return MK_OK;
 }
@@ -560,12 +505,12 @@ int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void 
 	sweep_run x = {.o = o};
 	int ret;
 
-	if (!o->backend || !o->nnorms || !o->reps || o->reps < 1 || !o->dtype)
-		return mk_error_set(MK_EINVAL, "sweep: backend, normalisations, dtype and "
-				    "repetitions are required");
-	if (!(x.tol = mk_dtype_tolerance(o->dtype)))
-		return mk_error_set(MK_EINVAL, "unknown dtype '%s' (use fp32, fp16 or bf16)",
-				    o->dtype);
+	if (!o->backend || !o->nnorms || !o->reps || o->reps < 1)
+		return mk_error_set(MK_EINVAL, "sweep: backend, normalisations and repetitions "
+				    "are required");
+	if (!(x.tol = mk_compute_tolerance(o->dtype)))
+		return mk_error_set(MK_EINVAL, "unknown compute type %d (use MK_COMPUTE_FP32, "
+				    "_FP16 or _BF16)", (int)o->dtype);
 	if ((ret = mk_sweep_check_memory(o)) || (ret = mk_attn_configure(o->backend, o->device,
 									 o->dtype)))
 		return ret;

@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <maskkit.h>
+#include <maskkit/maskkit.h>
 
 /* The n x n mask of text (an expression of 'maskkit patterns' terms). */
 static int build(const char *text, int64_t n, mk_mask **out)

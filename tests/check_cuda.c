@@ -23,18 +23,18 @@
 
 #define SKIP 77
 
-static const char *const dtypes[] = {"fp32", "fp16", "bf16"};
+static const mk_compute dtypes[] = {MK_COMPUTE_FP32, MK_COMPUTE_FP16, MK_COMPUTE_BF16};
 static const char *const norms[] = {"softmax", "dnas", "hnas:0.5", "sinkhorn:3"};
 static const int64_t dims[] = {64, 128, 32, 96};
 
 /* This file's tolerances (fp32 keeps the library's). */
-static double test_tolerance(const char *dtype)
+static double test_tolerance(mk_compute dtype)
 {
-	if (!strcmp(dtype, "fp16"))
+	if (dtype == MK_COMPUTE_FP16)
 		return 2e-3;
-	if (!strcmp(dtype, "bf16"))
+	if (dtype == MK_COMPUTE_BF16)
 		return 1.5e-2;
-	return mk_dtype_tolerance(dtype);
+	return mk_compute_tolerance(dtype);
 }
 
 /* Rows 0, 17, 63, 64, 99 and column 50 empty (n = 100), as in check_attn. */
@@ -176,7 +176,7 @@ static void case_cpu(cuda_case *c, mk_attn_kernel kern, const mk_norm *norm,
 /* One kernel and dtype on the cuda backend: against the reference (made by
  * case_refs) and the cpu's output (case_cpu, with its stats sc). */
 static void expect_kernel(cuda_case *c, mk_attn_kernel kern, const mk_norm *norm,
-			  const char *norm_text, const char *dtype, const mk_attn_layout *lg,
+			  const char *norm_text, mk_compute dtype, const mk_attn_layout *lg,
 			  const mk_attn_stats *sc, const char *what)
 {
 	const mk_attn_backend *gpu = backend("cuda");
@@ -190,10 +190,10 @@ static void expect_kernel(cuda_case *c, mk_attn_kernel kern, const mk_norm *norm
 	err = mk_attn_ref_error(&c->s, c->rows, c->nrows,
 				kern == MK_KERNEL_DENSE ? c->ref_dense : c->ref, c->o);
 	ck_assert_msg(err <= tol, "%s, %s, %s: error %.3g against the reference (tolerance %.3g)",
-		      what, norm_text, dtype, err, tol);
+		      what, norm_text, mk_compute_name(dtype), err, tol);
 	err = max_diff(c->o, c->o_cpu, count);
 	ck_assert_msg(err <= tol, "%s, %s, %s: error %.3g against the cpu backend", what,
-		      norm_text, dtype, err);
+		      norm_text, mk_compute_name(dtype), err);
 	ck_assert_int_eq(sg.empty_rows, sc->empty_rows);
 }
 
@@ -257,8 +257,10 @@ START_TEST(plain_layout_runs)
 	ck_assert_int_eq(mk_attn_layout_new(m, 32, 0, &l), MK_OK);
 	case_refs(&c, &norm, m);
 	case_cpu(&c, MK_KERNEL_BLOCK, &norm, l, &sc);
-	expect_kernel(&c, MK_KERNEL_BLOCK, &norm, "dnas", "fp32", l, &sc, "block, plain layout");
-	expect_kernel(&c, MK_KERNEL_BLOCK, &norm, "dnas", "fp16", l, &sc, "block, plain layout");
+	expect_kernel(&c, MK_KERNEL_BLOCK, &norm, "dnas", MK_COMPUTE_FP32, l, &sc,
+		      "block, plain layout");
+	expect_kernel(&c, MK_KERNEL_BLOCK, &norm, "dnas", MK_COMPUTE_FP16, l, &sc,
+		      "block, plain layout");
 	mk_attn_layout_free(l);
 	case_release(&c);
 	mk_mask_free(m);
@@ -280,7 +282,7 @@ START_TEST(timer_matches_run)
 	case_new(&c, mcases[7].n, 128);
 	o2 = malloc((size_t)(4 * c.s.n * c.s.d) * sizeof *o2);
 	ck_assert_ptr_nonnull(o2);
-	ck_assert_int_eq(mk_attn_configure(gpu, 0, "bf16"), MK_OK);
+	ck_assert_int_eq(mk_attn_configure(gpu, 0, MK_COMPUTE_BF16), MK_OK);
 	ck_assert_int_eq(mk_attn_prepare(gpu, m, 64, 0, &l), MK_OK);
 	for (int k = 0; k < MK_KERNEL_COUNT; k++) {
 		ck_assert_msg(mk_attn_time(gpu, (mk_attn_kernel)k, &norm, &c.s, c.q, c.k, c.v, l, 2, 5,
@@ -331,7 +333,8 @@ START_TEST(overflow_refused_like_cpu)
 					ret = mk_attn_run(gpu, (mk_attn_kernel)k, &norm, &c.s, c.q, c.k,
 							  c.v, l, c.o, &st);
 					if (big || t == 1) {
-						ck_assert_msg(ret == MK_ERANGE, "%s %s %s: %d", dtypes[t],
+						ck_assert_msg(ret == MK_ERANGE, "%s %s %s: %d",
+							      mk_compute_name(dtypes[t]),
 							      mk_attn_kernel_name((mk_attn_kernel)k),
 							      norms[ni], ret);
 						ck_assert_int_eq(mk_attn_time(gpu, (mk_attn_kernel)k, &norm,
@@ -340,10 +343,12 @@ START_TEST(overflow_refused_like_cpu)
 								 MK_ERANGE);
 						continue;
 					}
-					ck_assert_msg(ret == MK_OK, "%s: %s", dtypes[t], mk_error());
+					ck_assert_msg(ret == MK_OK, "%s: %s",
+						      mk_compute_name(dtypes[t]), mk_error());
 					for (size_t x = 0; x < count; x++)
 						ck_assert_msg(fabsf(c.o[x] - 49.5f) <= 0.05f,
-							      "%s %s %s: o[%zu] = %g", dtypes[t],
+							      "%s %s %s: o[%zu] = %g",
+							      mk_compute_name(dtypes[t]),
 							      mk_attn_kernel_name((mk_attn_kernel)k),
 							      norms[ni], x, (double)c.o[x]);
 				}
@@ -358,11 +363,12 @@ START_TEST(device_selection_and_description)
 {
 	const mk_attn_backend *gpu = backend("cuda");
 	mk_machine mach;
-	ck_assert_int_eq(mk_attn_configure(gpu, 1023, "fp32"), MK_EINVAL);
+	ck_assert_int_eq(mk_attn_configure(gpu, 1023, MK_COMPUTE_FP32), MK_EINVAL);
 	ck_assert_msg(strstr(mk_error(), "device 1023") != NULL, "%s", mk_error());
-	ck_assert_int_eq(mk_attn_configure(gpu, 0, "fp64"), MK_EINVAL);
-	ck_assert_int_eq(mk_attn_configure(gpu, 0, "fp16"), MK_OK);
-	ck_assert_int_eq(mk_attn_check_dtype(gpu, "bf16"), MK_OK);
+	ck_assert_int_eq(mk_attn_configure(gpu, 0, MK_COMPUTE_COUNT), MK_EINVAL);
+	ck_assert_int_eq(mk_attn_configure(gpu, 0, MK_COMPUTE_FP16), MK_OK);
+	ck_assert_int_eq(mk_attn_check_dtype(gpu, MK_COMPUTE_BF16), MK_OK);
+	ck_assert_uint_eq(mk_attn_backend_dtypes(gpu), (1u << MK_COMPUTE_COUNT) - 1);
 	mk_machine_describe_backend(gpu, &mach);
 	ck_assert_str_ne(mach.gpu, "");
 	ck_assert_int_gt(mach.gpu_sms, 0);

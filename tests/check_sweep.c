@@ -90,27 +90,6 @@ START_TEST(test_solve_rejects)
 }
 END_TEST
 
-START_TEST(test_parse_targets)
-{
-	double t[16];
-	size_t n;
-	ck_assert_int_eq(mk_sweep_parse_targets("10..90", t, 16, &n), MK_OK);
-	ck_assert_uint_eq(n, 9);
-	ck_assert_double_eq_tol(t[8], 0.9, 1e-12);
-	ck_assert_int_eq(mk_sweep_parse_targets("0..100:25", t, 16, &n), MK_OK);
-	ck_assert_uint_eq(n, 5);
-	ck_assert_int_eq(mk_sweep_parse_targets("5,50.5", t, 16, &n), MK_OK);
-	ck_assert_uint_eq(n, 2);
-	ck_assert_double_eq_tol(t[1], 0.505, 1e-12);
-	ck_assert_int_eq(mk_sweep_parse_targets("10..120", t, 16, &n), MK_EINVAL);
-	ck_assert_int_eq(mk_sweep_parse_targets("-5", t, 16, &n), MK_EINVAL);
-	ck_assert_int_eq(mk_sweep_parse_targets("90..10", t, 16, &n), MK_EINVAL);
-	ck_assert_int_eq(mk_sweep_parse_targets("1..9:0", t, 16, &n), MK_EINVAL);
-	ck_assert_int_eq(mk_sweep_parse_targets("1,,2", t, 16, &n), MK_EINVAL);
-	ck_assert_int_eq(mk_sweep_parse_targets("0..100:1", t, 16, &n), MK_EINVAL);
-}
-END_TEST
-
 START_TEST(test_ref_rows)
 {
 	int64_t rows[MK_REF_MAX_ROWS];
@@ -217,7 +196,7 @@ START_TEST(test_checker_catches_wrong_output)
 		ck_assert_double_lt(mk_attn_ref_error(&s, rows, nrows, ref, o), 1e-5);
 		o[cells - 5] += 1e-3f;
 		ck_assert_double_gt(mk_attn_ref_error(&s, rows, nrows, ref, o),
-				    mk_dtype_tolerance("fp32"));
+				    mk_compute_tolerance(MK_COMPUTE_FP32));
 		o[cells - 5] = NAN;
 		ck_assert(isinf(mk_attn_ref_error(&s, rows, nrows, ref, o)));
 	}
@@ -258,7 +237,7 @@ static mk_sweep_opts tiny_opts(const mk_attn_backend *b, const mk_norm *nm)
 	static const double targets[] = {0.5, 0.8};
 	return (mk_sweep_opts){.patterns = patterns, .npatterns = 2, .targets = targets,
 			       .ntargets = 2, .norms = nm, .nnorms = 1, .kernels = 15,
-			       .backend = b, .shape = {1, 2, 80, 8}, .dtype = "fp32",
+			       .backend = b, .shape = {1, 2, 80, 8}, .dtype = MK_COMPUTE_FP32,
 			       .tile = 16, .reps = 1};
 }
 
@@ -290,6 +269,43 @@ START_TEST(test_memory_check)
 }
 END_TEST
 
+/* The compute types: names (the CLI's and the outputs' spellings), sets,
+ * tolerances, and a sweep refusing a value outside the enum. */
+START_TEST(test_compute_types)
+{
+	static const char *const names[] = {"fp32", "fp16", "bf16"};
+	mk_norm nm = {.kind = MK_NORM_SOFTMAX};
+	mk_sweep_opts o = tiny_opts(mk_attn_backend_get("cpu"), &nm);
+	char buf[32];
+	int rows = 0;
+
+	ck_assert_int_eq(MK_COMPUTE_COUNT, 3);
+	for (int t = 0; t < MK_COMPUTE_COUNT; t++) {
+		ck_assert_str_eq(mk_compute_name((mk_compute)t), names[t]);
+		ck_assert_double_gt(mk_compute_tolerance((mk_compute)t), 0.0);
+	}
+	ck_assert_str_eq(mk_compute_name(MK_COMPUTE_COUNT), "?");
+	ck_assert_str_eq(mk_compute_name((mk_compute)-1), "?");
+	ck_assert_double_eq(mk_compute_tolerance(MK_COMPUTE_FP32), 1e-4);
+	ck_assert_double_eq(mk_compute_tolerance(MK_COMPUTE_COUNT), 0.0);
+	mk_compute_format((1u << MK_COMPUTE_COUNT) - 1, buf, sizeof buf);
+	ck_assert_str_eq(buf, "fp32 fp16 bf16");
+	mk_compute_format(1u << MK_COMPUTE_BF16, buf, sizeof buf);
+	ck_assert_str_eq(buf, "bf16");
+	mk_compute_format(0, buf, sizeof buf);
+	ck_assert_str_eq(buf, "");
+	mk_compute_format((1u << MK_COMPUTE_COUNT) - 1, buf, 7);
+	ck_assert_str_eq(buf, "fp32 f");
+	o.dtype = MK_COMPUTE_COUNT;
+	ck_assert_int_eq(mk_sweep_run(&o, count_rows, &rows), MK_EINVAL);
+	ck_assert_int_eq(rows, 0);
+	o.dtype = MK_COMPUTE_FP16;
+	ck_assert_int_eq(mk_sweep_run(&o, count_rows, &rows), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "fp32 only, not 'fp16'"));
+	ck_assert_int_eq(rows, 0);
+}
+END_TEST
+
 /* The backend slots the sweep relies on: dtypes, prepare, clock. */
 START_TEST(test_backend_slots)
 {
@@ -300,10 +316,13 @@ START_TEST(test_backend_slots)
 	double t0, t1;
 
 	ck_assert_ptr_nonnull(b);
-	ck_assert_int_eq(mk_attn_check_dtype(b, "fp32"), MK_OK);
-	ck_assert_int_eq(mk_attn_check_dtype(b, "fp16"), MK_EINVAL);
-	ck_assert_ptr_nonnull(strstr(mk_error(), "fp32 only"));
-	ck_assert_int_eq(mk_attn_check_dtype(b, "fp"), MK_EINVAL);
+	ck_assert_int_eq(mk_attn_check_dtype(b, MK_COMPUTE_FP32), MK_OK);
+	ck_assert_int_eq(mk_attn_check_dtype(b, MK_COMPUTE_FP16), MK_EINVAL);
+	ck_assert_str_eq(mk_error(), "the cpu backend computes in fp32 only, not 'fp16'");
+	ck_assert_int_eq(mk_attn_check_dtype(b, MK_COMPUTE_COUNT), MK_EINVAL);
+	ck_assert_int_eq(mk_attn_check_dtype(b, (mk_compute)-1), MK_EINVAL);
+	ck_assert_int_eq(mk_attn_configure(b, 0, MK_COMPUTE_BF16), MK_EINVAL);
+	ck_assert_int_eq(mk_attn_configure(b, 0, MK_COMPUTE_FP32), MK_OK);
 	ck_assert_int_eq(mk_expr_parse("local1", &e), MK_OK);
 	ck_assert_int_eq(mk_expr_bind(e, &(mk_bind_opts){.n = 10}), MK_OK);
 	ck_assert_int_eq(mk_expr_to_mask(e, &m), MK_OK);
@@ -328,7 +347,6 @@ static Suite *sweep_suite(void)
 	tcase_add_test(tc, test_solve_random_exact);
 	tcase_add_test(tc, test_solve_scan_is_nearest);
 	tcase_add_test(tc, test_solve_rejects);
-	tcase_add_test(tc, test_parse_targets);
 	tcase_add_test(tc, test_ref_rows);
 	tcase_add_test(tc, test_ref_softmax_by_hand);
 	tcase_add_test(tc, test_ref_dnas_by_hand);
@@ -337,6 +355,7 @@ static Suite *sweep_suite(void)
 	tcase_add_test(tc, test_run_checks_every_kernel);
 	tcase_add_test(tc, test_memory_check);
 	tcase_add_test(tc, test_backend_slots);
+	tcase_add_test(tc, test_compute_types);
 	suite_add_tcase(s, tc);
 	return s;
 }

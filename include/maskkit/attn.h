@@ -43,6 +43,20 @@ typedef struct mk_norm {
 	int iters; /* sinkhorn: rounds, 1..1000 */
 } mk_norm;
 
+/* The type a backend computes in.  Inputs and outputs stay float32 on the
+ * host; fp16 and bf16 convert q, k, v on the device and accumulate in
+ * float32.  Sets of them are bit sets, bit (1u << t) per type t. */
+typedef enum mk_compute {
+	MK_COMPUTE_FP32, MK_COMPUTE_FP16, MK_COMPUTE_BF16,
+	MK_COMPUTE_COUNT
+} mk_compute;
+
+/* "fp32", "fp16", "bf16"; "?" for a value outside the enum. */
+const char *mk_compute_name(mk_compute t);
+/* The names of the types in set, space-separated in the enum's order
+ * ("fp32 fp16 bf16"), into buf; "" for an empty set. */
+void mk_compute_format(unsigned set, char *buf, size_t cap);
+
 /* "softmax", "dnas", "hnas:U", "sinkhorn:K"; MK_EINVAL with a message. */
 int mk_norm_parse(const char *s, mk_norm *out);
 /* MK_EINVAL with a message unless n is a known kind with its parameter in
@@ -85,8 +99,8 @@ const char *mk_attn_backend_name(const mk_attn_backend *b);
 unsigned mk_attn_backend_kernels(const mk_attn_backend *b);
 /* The largest head dimension d it takes. */
 int64_t mk_attn_backend_max_head_dim(const mk_attn_backend *b);
-/* The types it computes in, space-separated: "fp32", "fp32 fp16 bf16". */
-const char *mk_attn_backend_dtypes(const mk_attn_backend *b);
+/* Bit (1u << t) for each mk_compute t it computes in. */
+unsigned mk_attn_backend_dtypes(const mk_attn_backend *b);
 /* The mask in the layout the backend's kernels need (mk_attn_layout_new, and
  * for a GPU a copy on the device, freed with the layout). */
 int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
@@ -94,11 +108,11 @@ int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
 /* A timestamp in seconds, taken once the backend's queued work has finished
  * (a GPU synchronises first). */
 double mk_attn_clock(const mk_attn_backend *b);
-/* MK_EINVAL with a message unless the backend computes in dtype ("fp32"). */
-int mk_attn_check_dtype(const mk_attn_backend *b, const char *dtype);
+/* MK_EINVAL with a message unless the backend computes in dtype. */
+int mk_attn_check_dtype(const mk_attn_backend *b, mk_compute dtype);
 /* Selects the device and the compute type (one of its dtypes) of later runs.
  * MK_EINVAL (no such device or dtype) or MK_EGPU with a message. */
-int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype);
+int mk_attn_configure(const mk_attn_backend *b, int device, mk_compute dtype);
 /* The devices the backend can run on (1 for the cpu; MPI ranks on a node
  * take one each). */
 int mk_attn_devices(const mk_attn_backend *b);

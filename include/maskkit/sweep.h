@@ -32,9 +32,9 @@ typedef struct mk_sweep_point {
 	char expr[64];   /* the mask, as an expression: "local(w=52)" */
 } mk_sweep_point;
 
-/* Absolute tolerance of a kernel's output for a dtype ("fp32", "fp16",
- * "bf16") with O(1) inputs; 0 for an unknown dtype. */
-double mk_dtype_tolerance(const char *dtype);
+/* Absolute tolerance of a kernel's output computed in t with O(1) inputs
+ * (fp32 1e-4, fp16 1e-2, bf16 5e-2); 0 for a value outside the enum. */
+double mk_compute_tolerance(mk_compute t);
 
 typedef struct mk_sweep_opts {
 	const char *const *patterns;
@@ -46,7 +46,7 @@ typedef struct mk_sweep_opts {
 	unsigned kernels;      /* bit (1u << k) per mk_attn_kernel */
 	const mk_attn_backend *backend;
 	mk_attn_shape shape;   /* batch, heads, n, d */
-	const char *dtype;     /* "fp32" */
+	mk_compute dtype;      /* compute type; 0 is MK_COMPUTE_FP32 */
 	int device;            /* of a GPU backend (0 = the first) */
 	int64_t tile;
 	int reps;              /* timed runs after one warm-up */
@@ -76,9 +76,6 @@ typedef struct mk_sweep_row {
 	double max_err;                     /* against the reference */
 } mk_sweep_row;
 
-/* Target sparsities from percent: "A..B[:STEP]" (B included, STEP 10) or
- * "A,B,..." with every value in 0..100; out gets fractions. */
-int mk_sweep_parse_targets(const char *s, double *out, size_t cap, size_t *count);
 /* The memory a sweep needs at its densest target (tensors, mask, layout). */
 int mk_sweep_check_memory(const mk_sweep_opts *o);
 /* Runs the sweep, calling row() for each result (its non-zero return stops

@@ -14,7 +14,7 @@ struct mk_attn_backend {
 	const char *name;
 	unsigned kernels;     /* bit (1u << k) for each supported mk_attn_kernel */
 	int64_t max_head_dim;
-	const char *dtypes;   /* compute types, space-separated: "fp32" */
+	unsigned dtypes;      /* bit (1u << t) for each mk_compute t it computes in */
 	/* The mask in the layout the kernels need (NULL: mk_attn_layout_new). */
 	int (*prepare)(const struct mk_attn_backend *b, const mk_mask *m, int64_t tile,
 		       uint64_t max_memory, mk_attn_layout **out);
@@ -25,9 +25,9 @@ struct mk_attn_backend {
 	int (*run)(const struct mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		   const mk_attn_layout *mask, float *o, mk_attn_stats *st);
-	/* Selects the device and compute type (one of dtypes) for later runs;
-	 * NULL: one device, dtypes only. */
-	int (*configure)(const struct mk_attn_backend *b, int device, const char *dtype);
+	/* Selects the device and compute type for later runs (mk_attn_configure
+	 * has checked that dtype is one of dtypes); NULL: one device. */
+	int (*configure)(const struct mk_attn_backend *b, int device, mk_compute dtype);
 	/* Runs reps + warmup times on inputs uploaded once, timing each of the
 	 * last reps runs on the device (secs[reps], seconds per run; a GPU may
 	 * time several back-to-back runs for each entry, to amortise launch

@@ -47,15 +47,11 @@ int64_t mk_attn_ref_rows(int64_t n, int64_t *rows)
 	return REF_SPREAD_ROWS;
 }
 
-double mk_dtype_tolerance(const char *dtype)
+double mk_compute_tolerance(mk_compute t)
 {
-	if (!strcmp(dtype, "fp32"))
-		return 1e-4;
-	if (!strcmp(dtype, "fp16"))
-		return 1e-2;
-	if (!strcmp(dtype, "bf16"))
-		return 5e-2;
-	return 0.0;
+	static const double tol[MK_COMPUTE_COUNT] = {
+		[MK_COMPUTE_FP32] = 1e-4, [MK_COMPUTE_FP16] = 1e-2, [MK_COMPUTE_BF16] = 5e-2};
+	return (unsigned)t < MK_COMPUTE_COUNT ? tol[t] : 0.0;
 }
 
 /* x->srow[j] = s_ij on the mask's entries, -inf elsewhere. */

@@ -201,6 +201,6 @@ const mk_attn_backend mk_attn_cpu = {
 	.kernels = (1u << MK_KERNEL_DENSE) | (1u << MK_KERNEL_MASKED) | (1u << MK_KERNEL_BLOCK) |
 		   (1u << MK_KERNEL_CSR),
 	.max_head_dim = MK_CPU_MAX_HEAD_DIM,
-	.dtypes = "fp32",
+	.dtypes = 1u << MK_COMPUTE_FP32,
 	.run = cpu_run,
 };

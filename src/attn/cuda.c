@@ -36,11 +36,6 @@ typedef struct cuda_job {
 	size_t cells;   /* slices * n * dpad */
 } cuda_job;
 
-static const char *cuda_dtype_name(mk_cuda_dtype t)
-{
-	return t == MK_CUDA_F16 ? "fp16" : t == MK_CUDA_BF16 ? "bf16" : "fp32";
-}
-
 /* ---- uploads ------------------------------------------------------------------ */
 
 /* fp16 has a narrow range: inputs beyond it would turn into inf, then NaN. */
@@ -214,7 +209,7 @@ static int cuda_setup(cuda_job *j, cuda_state *c, mk_attn_kernel kernel, const m
 	*j = (cuda_job){.c = c, .kernel = kernel, .norm = norm, .s = s};
 	if (!c->ready && ((ret = mk_cuda_probe(c)) ||
 			  (ret = mk_cuda_select(c, c->device >= 0 ? c->device : c->usable,
-						cuda_dtype_name(c->dtype)))))
+						(mk_compute)c->dtype))))
 		return ret;
 	MK_CUDA_CHECK(cudaSetDevice(j->c->device));
 	return mk_cuda_mask_get(l, c->device, (int)kernel, &j->mask, temp);
@@ -306,7 +301,7 @@ static void cuda_release_slot(const mk_attn_backend *b)
 	mk_cuda_release(c);
 }
 
-static int cuda_configure(const mk_attn_backend *b, int device, const char *dtype)
+static int cuda_configure(const mk_attn_backend *b, int device, mk_compute dtype)
 {
 	return mk_cuda_select(b->ctx, device, dtype);
 }
@@ -329,7 +324,7 @@ static int cuda_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile
 		return ret;
 	if ((!c->ready && ((ret = mk_cuda_probe(c)) ||
 			   (ret = mk_cuda_select(c, c->device >= 0 ? c->device : c->usable,
-						 cuda_dtype_name(c->dtype))))) ||
+						 (mk_compute)c->dtype)))) ||
 	    (ret = mk_cuda_mask_upload(*out, &dev))) {
 		mk_attn_layout_free(*out);
 		*out = NULL;
@@ -356,7 +351,7 @@ static const mk_attn_backend attn_cuda = {
 	.kernels = (1u << MK_KERNEL_DENSE) | (1u << MK_KERNEL_MASKED) | (1u << MK_KERNEL_BLOCK) |
 		   (1u << MK_KERNEL_CSR),
 	.max_head_dim = CUDA_MAX_HEAD_DIM,
-	.dtypes = "fp32 fp16 bf16",
+	.dtypes = (1u << MK_COMPUTE_FP32) | (1u << MK_COMPUTE_FP16) | (1u << MK_COMPUTE_BF16),
 	.prepare = cuda_prepare,
 	.clock = cuda_clock,
 	.run = cuda_run,

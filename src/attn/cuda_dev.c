@@ -113,16 +113,17 @@ int mk_cuda_reserve(cuda_buf *b, size_t bytes)
 	return MK_OK;
 }
 
-static int cuda_parse_dtype(const char *dtype, mk_cuda_dtype *out)
+_Static_assert(MK_CUDA_F32 == (int)MK_COMPUTE_FP32 && MK_CUDA_F16 == (int)MK_COMPUTE_FP16 &&
+	       MK_CUDA_BF16 == (int)MK_COMPUTE_BF16 && MK_COMPUTE_COUNT == 3,
+	       "mk_cuda_dtype mirrors mk_compute for the .cu files");
+
+static int cuda_dtype(mk_compute dtype, mk_cuda_dtype *out)
 {
-	static const char *const names[] = {"fp32", "fp16", "bf16"};
-	for (int k = 0; k < 3; k++)
-		if (!strcmp(dtype, names[k])) {
-			*out = (mk_cuda_dtype)k;
-			return MK_OK;
-		}
-	return mk_error_set(MK_EINVAL, "the cuda backend computes in fp32, fp16 or bf16, not '%s'",
-			    dtype);
+	if ((unsigned)dtype >= MK_COMPUTE_COUNT)
+		return mk_error_set(MK_EINVAL, "the cuda backend computes in fp32, fp16 or bf16, "
+				    "not type %d", (int)dtype);
+	*out = (mk_cuda_dtype)dtype;
+	return MK_OK;
 }
 
 /* The stream, events and kernel attributes of the current device. */
@@ -138,11 +139,11 @@ static int cuda_open(cuda_state *c)
 	return MK_OK;
 }
 
-int mk_cuda_select(cuda_state *c, int device, const char *dtype)
+int mk_cuda_select(cuda_state *c, int device, mk_compute dtype)
 {
 	mk_cuda_dtype dt = MK_CUDA_F32;
 	int ret;
-	if ((ret = mk_cuda_probe(c)) || (ret = cuda_parse_dtype(dtype, &dt)))
+	if ((ret = mk_cuda_probe(c)) || (ret = cuda_dtype(dtype, &dt)))
 		return ret;
 	if (device < 0 || device >= c->count)
 		return mk_error_set(MK_EINVAL, "no CUDA device %d (this machine has %d)", device,

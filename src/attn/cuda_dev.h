@@ -29,7 +29,7 @@ extern cuda_state mk_cuda_global; /* the backend's ctx */
 /* Probes the devices once: MK_OK, or MK_EINVAL with "no usable CUDA device". */
 int mk_cuda_probe(cuda_state *c);
 /* Selects device and dtype; frees the buffers of another device. */
-int mk_cuda_select(cuda_state *c, int device, const char *dtype);
+int mk_cuda_select(cuda_state *c, int device, mk_compute dtype);
 /* Frees the buffers, stream and events; the next run selects again. */
 void mk_cuda_release(cuda_state *c);
 int mk_cuda_reserve(cuda_buf *b, size_t bytes);

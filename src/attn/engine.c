@@ -30,6 +30,26 @@ int mk_attn_kernel_parse(const char *s, mk_attn_kernel *out)
 	return mk_error_set(MK_EINVAL, "unknown kernel '%s' (use dense, masked, block or csr)", s);
 }
 
+static const char *const attn_compute_names[MK_COMPUTE_COUNT] = {"fp32", "fp16", "bf16"};
+
+const char *mk_compute_name(mk_compute t)
+{
+	return (unsigned)t < MK_COMPUTE_COUNT ? attn_compute_names[t] : "?";
+}
+
+void mk_compute_format(unsigned set, char *buf, size_t cap)
+{
+	size_t at = 0;
+	if (cap)
+		buf[0] = '\0';
+	for (int t = 0; t < MK_COMPUTE_COUNT && at < cap; t++)
+		if (set & (1u << t)) {
+			int w = snprintf(buf + at, cap - at, "%s%s", at ? " " : "",
+					 attn_compute_names[t]);
+			at += w > 0 ? (size_t)w : 0;
+		}
+}
+
 /* The number after "name:", strictly parsed. */
 static int norm_number(const char *s, const char *spec, double *out)
 {
@@ -143,7 +163,7 @@ int64_t mk_attn_backend_max_head_dim(const mk_attn_backend *b)
 	return b->max_head_dim;
 }
 
-const char *mk_attn_backend_dtypes(const mk_attn_backend *b)
+unsigned mk_attn_backend_dtypes(const mk_attn_backend *b)
 {
 	return b->dtypes;
 }
@@ -226,13 +246,13 @@ int mk_attn_check_scores(const mk_attn_shape *s, const float *q, const float *k)
 	return MK_OK;
 }
 
-int mk_attn_configure(const mk_attn_backend *b, int device, const char *dtype)
+int mk_attn_configure(const mk_attn_backend *b, int device, mk_compute dtype)
 {
 	int ret;
-	if (b->configure)
-		return b->configure(b, device, dtype);
 	if ((ret = mk_attn_check_dtype(b, dtype)))
 		return ret;
+	if (b->configure)
+		return b->configure(b, device, dtype);
 	if (device != 0)
 		return mk_error_set(MK_EINVAL, "backend '%s' has no device %d (it runs on the host)",
 				    b->name, device);
@@ -296,12 +316,15 @@ double mk_attn_clock(const mk_attn_backend *b)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int mk_attn_check_dtype(const mk_attn_backend *b, const char *dtype)
+int mk_attn_check_dtype(const mk_attn_backend *b, mk_compute dtype)
 {
-	size_t len = strlen(dtype);
-	for (const char *p = b->dtypes; len && p && (p = strstr(p, dtype)); p += len)
-		if ((p == b->dtypes || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
-			return MK_OK;
+	char have[32];
+	if ((unsigned)dtype < MK_COMPUTE_COUNT && (b->dtypes & (1u << dtype)))
+		return MK_OK;
+	mk_compute_format(b->dtypes, have, sizeof have);
+	if ((unsigned)dtype >= MK_COMPUTE_COUNT)
+		return mk_error_set(MK_EINVAL, "unknown compute type %d (the %s backend computes "
+				    "in %s)", (int)dtype, b->name, have[0] ? have : "?");
 	return mk_error_set(MK_EINVAL, "the %s backend computes in %s only, not '%s'", b->name,
-			    b->dtypes ? b->dtypes : "?", dtype);
+			    have[0] ? have : "?", mk_compute_name(dtype));
 }

@@ -108,9 +108,19 @@ int cli_u64(const char *s, const char *opt, uint64_t *out)
 int cli_operand(const char *arg, mk_expr **out)
 {
 	struct stat st;
-	/* a file named like a pattern ("causal") must not shadow the pattern */
-	if ((strchr(arg, '/') || mk_format_from_path(arg) != MK_FMT_NONE) &&
-	    stat(arg, &st) == 0 && S_ISREG(st.st_mode))
+	size_t flen = mk_tensor_file_len(arg);
+	char *file = strndup(arg, flen);
+	bool is_file;
+
+	if (!file)
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	/* a file named like a pattern ("causal") must not shadow the pattern;
+	 * FILE.h5:/path is the file's dataset */
+	is_file = (strchr(file, '/') || mk_format_from_path(file) != MK_FMT_NONE) &&
+		  !strpbrk(arg + flen, " \t|&+()~!") && stat(file, &st) == 0 &&
+		  S_ISREG(st.st_mode);
+	free(file);
+	if (is_file)
 		return mk_expr_file(arg, out);
 	return mk_expr_parse(arg, out);
 }
@@ -263,7 +273,7 @@ int cli_sparsity(const char *s, const char *opt, double *out)
 				    "('25%%'), got '%s'", opt, s);
 	if (pct)
 		v /= 100;
-	if (v > 1 && !pct)
+	if (v > 1 && v <= 100 && !pct)
 		return mk_error_set(MK_EINVAL, "%s is a fraction in [0, 1], got '%s' (did you mean "
 				    "%g or %s%%?)", opt, s, v / 100, s);
 	if (v < 0 || v > 1)

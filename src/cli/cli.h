@@ -75,17 +75,8 @@ typedef struct cli_mask_opts {
 	bool json;         /* --json: the result's summary as JSON (gen, compose) */
 } cli_mask_opts;
 
-/* Table entries of the mask options, for an options struct T holding a
- * cli_mask_opts named m (set up by cli_mask_init, as the command's init). */
-#define CLI_MASK_N(T) CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL, "sequence length, 1 .. 1048576 (default: that of the mask files named)")
-#define CLI_MASK_SEED(T) CLI_OPT_UINT("seed", 0, T, m.bind.seed, "S", NULL, "seed of the random patterns (default 0)")
-#define CLI_MASK_OUTPUT(T) CLI_OPT_FILE("output", 'o', T, m.out, "FILE", "write the mask to FILE (format from its extension)")
-#define CLI_MASK_FORMAT(T) CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL, "txt, json, png, h5, npy or blocks (default: from -o's extension)")
-#define CLI_MASK_BLOCK(T) CLI_OPT_INT("block", 0, T, m.block, "B", 1, MK_N_MAX, NULL, "block size of the blocks format (default 128)")
-#define CLI_MASK_MAXMEM(T) CLI_OPT_SIZE("max-memory", 0, T, m.bind.max_memory, "S", "4G", "refuse work needing more memory than S (e.g. 512M)")
-#define CLI_MASK_PROGRESS(T) CLI_OPT_FLAG("progress", 0, T, m.progress, "progress on stderr (default: when stderr is a terminal)")
-/* CLI_OPT_CALL handlers of the entries above: opts must start with its
- * cli_mask_opts (declare it first in the struct). */
+/* CLI_OPT_CALL handlers of -n and --format: the options struct must start
+ * with its cli_mask_opts. */
 int cli_mask_opt_n(void *opts, const char *arg);
 int cli_mask_opt_format(void *opts, const char *arg);
 /* A command's init when its options struct starts with a cli_mask_opts. */

@@ -56,7 +56,7 @@ static const struct cli_opt as_table[] = {
 	CLI_OPT_CALL("axes", 0, as_opt_axes, "AXES", NULL,
 		     "the leading axes in order, from 's' samples, 'l' layers, 'h' heads "
 		     "(default by rank: slh, lh, h, none)"),
-	CLI_OPT_FILE("csv", 0, as_opts, csv, "FILE",
+	CLI_OPT_OUT("csv", 0, as_opts, csv, "FILE",
 		     "one CSV row per (layer, head): layer, head, diag, off, first, last, entropy, "
 		     "mass_min, mass_max ('-': standard output, instead of the table)"),
 	CLI_OPT_FLAG("json", 0, as_opts, json,
@@ -365,10 +365,6 @@ static int as_check(const as_opts *o, const cli_args *a)
 	const char *files[3] = {o->png, o->profile_csv, o->csv && strcmp(o->csv, "-") ? o->csv
 				: NULL};
 
-	/* first: `--csv --json` (the old switch) takes --json as its file */
-	if (o->csv && o->csv[0] == '-' && o->csv[1])
-		return cli_usage_error(c, "--csv takes a file name, not '%s' ('-' for standard "
-				       "output; ./%s for a file so named)", o->csv, o->csv);
 	if (a->argc < 1)
 		return cli_usage_error(c, "missing FILE.h5");
 	if (a->argc > 1)

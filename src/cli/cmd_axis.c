@@ -60,7 +60,7 @@ static const struct cli_opt axis_table[] = {
 	CLI_OPT_CALL("by", 0, axis_opt_by, "G", "layer", "the table's groups: layer, head or sample"),
 	CLI_OPT_FLAG("json", 0, axis_cli, json,
 		     "machine-readable output (by_layer always; by_head or by_sample with --by)"),
-	CLI_OPT_FILE("csv", 0, axis_cli, csv, "FILE",
+	CLI_OPT_OUT("csv", 0, axis_cli, csv, "FILE",
 		     "the groups as CSV ('-': standard output, instead of the table)"),
 	CLI_OPT_FILE("output", 'o', axis_cli, out, "F.h5",
 		     "also write sample K's masks B: uint8 [layers, heads, N_K, N_K] (heads 1 "
@@ -80,10 +80,6 @@ static int axis_check(const axis_cli *c, const cli_args *a)
 	const struct mk_cmd *cmd = &mk_cmd_axis;
 	bool csv_out = c->csv && !strcmp(c->csv, "-");
 
-	/* first: `--csv --by head` (the old switch) takes --by as its file */
-	if (c->csv && c->csv[0] == '-' && c->csv[1])
-		return cli_usage_error(cmd, "--csv takes a file name, not '%s' ('-' for standard "
-				       "output; ./%s for a file so named)", c->csv, c->csv);
 	if (a->argc < 1)
 		return cli_usage_error(cmd, "missing FILE.h5");
 	if (a->argc > 1)

@@ -148,7 +148,7 @@ static const struct cli_opt ex_table[] = {
 	CLI_OPT_FLAG("progress", 0, ex_opts, m.progress,
 		     "progress on stderr (default when it is a terminal)"),
 	CLI_OPT_FLAG("json", 0, ex_opts, json, "everything as JSON on stdout, not the table"),
-	CLI_OPT_FILE("csv", 0, ex_opts, csv, "FILE",
+	CLI_OPT_OUT("csv", 0, ex_opts, csv, "FILE",
 		     "per normalisation and head: keys, explained away, log10 column sum "
 		     "quartiles, smallest sum vs 1/S (toys: see below; '-': standard output, "
 		     "not the table)"),
@@ -230,9 +230,6 @@ static int explain_modes(const ex_opts *o, const cli_args *a)
 
 int explain_check_csv(const char *csv, bool json)
 {
-	if (csv && csv[0] == '-' && csv[1])
-		return cli_usage_error(&mk_cmd_explain, "--csv takes a file name, not '%s' ('-' for "
-				       "standard output; ./%s for a file so named)", csv, csv);
 	if (csv && !csv[1] && csv[0] == '-' && json)
 		return cli_usage_error(&mk_cmd_explain, "give one of --csv - and --json (both write "
 				       "to standard output)");

@@ -73,14 +73,14 @@ static const struct cli_opt measure_table[] = {
 	CLI_OPT_CALL("axes", 0, measure_opt_axes, "AXES", NULL,
 		     "data files: the leading axes, letters of s, l, h (samples, layers, heads) "
 		     "in order, e.g. sh for [samples, heads, N, N]"),
-	CLI_OPT_DOUBLE("threshold", 0, measure_opts, data.threshold, "T", -DBL_MAX, DBL_MAX, 0,
-		       NULL, "attention probabilities: keep p >= T"),
+	CLI_OPT_DOUBLE("threshold", 0, measure_opts, data.threshold, "T", 0, 1, 0,
+		       NULL, "attention probabilities: keep p >= T (0 <= T <= 1)"),
 	CLI_OPT_DOUBLE("top-p", 0, measure_opts, data.top_p, "P", 0, 1, CLI_LO_OPEN, NULL,
 		       "attention probabilities: keep per row the fewest keys whose mass reaches "
 		       "P (0 < P <= 1)"),
 	CLI_OPT_ENUM("by", 0, measure_opts, data.by, "WHAT", measure_by_words, measure_by_values,
 		     NULL, "data sets: a breakdown: layer, head or sample"),
-	CLI_OPT_FILE("csv", 0, measure_opts, data.csv, "FILE",
+	CLI_OPT_OUT("csv", 0, measure_opts, data.csv, "FILE",
 		     "data sets: the breakdown (default --by layer) as CSV to FILE ('-': "
 		     "standard output, instead of the report)"),
 	CLI_OPT_FILE("png", 0, measure_opts, data.png, "FILE",
@@ -229,10 +229,6 @@ static int measure_check(measure_opts *o, const cli_args *a)
 						 "by", "csv", "png", "heads-file", NULL};
 	cli_data_opts *d = &o->data;
 
-	/* first: `--csv --by head` (the old switch) takes --by as its file */
-	if (d->csv && d->csv[0] == '-' && d->csv[1])
-		return cli_usage_error(c, "--csv takes a file name, not '%s' ('-' for standard "
-				       "output; ./%s for a file so named)", d->csv, d->csv);
 	if (a->argc < 1 && !d->heads_file)
 		return cli_usage_error(c, "missing EXPR");
 	if (cli_given(a, "threshold") && cli_given(a, "top-p"))
@@ -296,13 +292,12 @@ const struct mk_cmd mk_cmd_measure = {
 "\n"
 "Which mode.  measure works on a data set (below) when a data-set option is\n"
 "given (--dataset, --lengths, --axes, --threshold, --top-p, --by, --csv,\n"
-"--png, --heads-file), when an operand is FILE.h5:/PATH (or .hdf5), or when\n"
-"an operand is an existing HDF5 file (.h5, .hdf5) other than a plain mask;\n"
-"otherwise each operand is a MASK.  A plain mask is a file whose data is one\n"
-"2-D [N, N] dataset with no 'lengths' dataset beside it, as 'maskkit gen -o\n"
-"FILE.h5' writes; name its dataset (FILE.h5:/mask) or give --by to measure\n"
-"it as a data set.  A file HDF5 cannot open is taken as a data set (and its\n"
-"error reported).  A data set is measured on its own.\n"
+"--png, --heads-file), or when an operand is an existing HDF5 file (.h5,\n"
+".hdf5) or one of its datasets (FILE.h5:/PATH) other than a plain mask;\n"
+"otherwise each operand is a MASK.  A plain mask is one 2-D [N, N] dataset\n"
+"with no 'lengths' dataset beside it, as 'maskkit gen -o FILE.h5' writes;\n"
+"give --by to measure it as a data set.  A file HDF5 cannot open is taken as\n"
+"a data set (and its error reported).  A data set is measured on its own.\n"
 "\n"
 "Data sets.  DATA.h5 holds masks (integers or booleans: nonzero is set) or\n"
 "attention probabilities (float16/32/64) shaped [samples, layers, heads, N, N];\n"

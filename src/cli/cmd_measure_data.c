@@ -50,30 +50,36 @@ static int data_missing_h5(const char *spec)
 	return ret;
 }
 
-/* The rule of measure's --help for one operand: true when spec is
- * FILE.h5:/PATH, or names an HDF5 file (.h5, .hdf5) that is not a plain 2-D
- * mask without lengths (a file HDF5 cannot open counts as a data set: its
- * error is then the data set's). */
+/* The rule of measure's --help for one operand: true when spec names an
+ * HDF5 file (.h5, .hdf5), or a dataset of one (FILE.h5:/PATH), that is not a
+ * plain 2-D mask without lengths (a file HDF5 cannot open counts as a data
+ * set: its error is then the data set's). */
 static bool data_operand(const char *spec)
 {
+	size_t flen = mk_tensor_file_len(spec);
 	mk_dataset *d = NULL;
 	const mk_dataset_info *in;
 	struct stat st;
-	bool deep;
+	char *file;
+	bool deep, there;
 
-	if (mk_tensor_format(spec) != MK_FMT_H5)
-		return false;
-	if (spec[mk_tensor_file_len(spec)])
-		return true;
-	if (stat(spec, &st) != 0 || !S_ISREG(st.st_mode))
-		return false; /* an expression ('local2+a.h5'), or a missing file */
+	if (mk_tensor_format(spec) != MK_FMT_H5 || strpbrk(spec, " \t|&+()~!"))
+		return false; /* not HDF5, or an expression ('local2 & a.h5:/m') */
+	if (!(file = strndup(spec, flen)))
+		return true; /* out of memory: the data set's error says so */
+	there = stat(file, &st) == 0 && S_ISREG(st.st_mode);
 	/* a look at the shape only: no lengths are read, nothing is allocated */
-	if (mk_dataset_open(spec, &(mk_dataset_opts){.max_memory = UINT64_MAX, .shape_only = true},
-			    &d) != MK_OK)
-		return true;
-	in = mk_dataset_get_info(d);
-	deep = in->rank > 2 || in->lengths_name;
-	mk_dataset_close(d);
+	if (!there) {
+		deep = spec[flen] != '\0'; /* FILE.h5:/PATH must exist; else an expression */
+	} else if (mk_dataset_open(file, &(mk_dataset_opts){.max_memory = UINT64_MAX,
+			.shape_only = true, .dataset = spec[flen] ? spec + flen + 1 : NULL}, &d)) {
+		deep = true;
+	} else {
+		in = mk_dataset_get_info(d);
+		deep = in->rank > 2 || in->lengths_name;
+		mk_dataset_close(d);
+	}
+	free(file);
 	return deep;
 }
 

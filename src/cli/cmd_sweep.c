@@ -22,6 +22,7 @@
 
 static const char *const sweep_backends[] = {"auto", "cpu", "cuda", NULL};
 static const char *const sweep_dtypes[] = {"fp32", "fp16", "bf16", NULL};
+static const int sweep_dtype_values[] = {MK_COMPUTE_FP32, MK_COMPUTE_FP16, MK_COMPUTE_BF16};
 
 /* ---- target sparsities ---------------------------------------------------------- */
 
@@ -110,7 +111,7 @@ static const struct cli_opt sweep_table[] = {
 	CLI_OPT_INT("heads", 0, sweep_cli, s.shape.heads, "H", 1, 4096, "4", "heads"),
 	CLI_OPT_INT("head-dim", 0, sweep_cli, s.shape.d, "D", 1, 1 << 20, "64",
 		    "head dimension: the cpu backend takes 1 to 1024, the cuda backend 1 to 128"),
-	CLI_OPT_ENUM("dtype", 0, sweep_cli, dtype, "T", sweep_dtypes, NULL, "fp32",
+	CLI_OPT_ENUM("dtype", 0, sweep_cli, dtype, "T", sweep_dtypes, sweep_dtype_values, "fp32",
 		     "fp32; fp16 and bf16 (fp32 accumulation) need a GPU backend"),
 	CLI_OPT_ENUM("backend", 0, sweep_cli, backend, "B", sweep_backends, NULL, "auto",
 		     "auto (cuda when built and a device is usable, else cpu), cpu or cuda"),
@@ -128,7 +129,7 @@ static const struct cli_opt sweep_table[] = {
 		     "limit for tensors and masks"),
 	CLI_OPT_FILE("output", 'o', sweep_cli, out, "F",
 		     "the table to F: .csv, or .json (the machine in a \"machine\" object)"),
-	CLI_OPT_FILE("csv", 0, sweep_cli, csv, "FILE", "the CSV table to FILE ('-': standard output)"),
+	CLI_OPT_OUT("csv", 0, sweep_cli, csv, "FILE", "the CSV table to FILE ('-': standard output)"),
 	CLI_OPT_FLAG("json", 0, sweep_cli, json, "the table as JSON on standard output"),
 	CLI_OPT_FILE("png", 0, sweep_cli, png, "P.png",
 		     "time against achieved sparsity, a line per (pattern, kernel) and dense as "
@@ -218,6 +219,7 @@ static int sweep_backend(sweep_cli *c)
 {
 	const char *name = sweep_backends[c->backend];
 	const mk_attn_backend *b;
+	char have[32];
 
 	if (!strcmp(name, "auto")) {
 		b = mk_attn_backend_get("cuda");
@@ -227,9 +229,11 @@ static int sweep_backend(sweep_cli *c)
 		return MK_EINVAL;
 	}
 	b = c->s.backend;
-	if (mk_attn_check_dtype(b, c->s.dtype))
+	if (mk_attn_check_dtype(b, c->s.dtype)) {
+		mk_compute_format(b->dtypes, have, sizeof have);
 		return mk_error_set(MK_EINVAL, "--dtype %s: the %s backend computes in %s only",
-				    c->s.dtype, b->name, b->dtypes);
+				    mk_compute_name(c->s.dtype), b->name, have);
+	}
 	if (c->s.shape.d > b->max_head_dim)
 		return mk_error_set(MK_EINVAL, "--head-dim %" PRId64 " is not supported by backend "
 				    "'%s' (1 to %" PRId64 ")", c->s.shape.d, b->name,
@@ -271,7 +275,7 @@ static int sweep_validate(sweep_cli *c, const cli_args *a)
 	if (a->argc > 0)
 		return cli_usage_error(&mk_cmd_sweep, "unexpected argument '%s'", a->argv[0]);
 	c->device_given = cli_given(a, "device");
-	c->s.dtype = sweep_dtypes[c->dtype];
+	c->s.dtype = (mk_compute)c->dtype;
 	c->s.device = (int)c->device;
 	c->s.reps = (int)c->reps;
 	if ((ret = sweep_lists(c)) || (ret = sweep_backend(c)) || (ret = sweep_check_outputs(c)))

@@ -18,7 +18,8 @@ typedef struct sweep_cli {
 	/* the options (sweep_table); shape, tile, seed and max_memory in s */
 	mk_sweep_opts s;
 	const char *out, *csv, *png, *patterns_arg, *kernels_arg, *norms_arg;
-	int backend, dtype; /* indexes of sweep_backends, sweep_dtypes */
+	int backend;        /* index of sweep_backends */
+	int dtype;          /* --dtype: an mk_compute, copied to s.dtype */
 	int64_t device, reps;
 	bool json;
 	double targets[SWEEP_MAX_TARGETS]; /* --sparsity, s.ntargets of them */

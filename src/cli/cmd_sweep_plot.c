@@ -27,7 +27,8 @@ static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
 	fprintf(f, "%s,%s=%" PRId64 ",%.4f,%.6f,%.6f,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64
 		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.4f,%.4f,%.4f,%.3e", r->pattern, r->param,
 		r->point.value, r->target, r->point.sparsity, r->tile_density,
-		mk_attn_kernel_name(r->kernel), norm, c->s.backend->name, c->s.dtype, s->n,
+		mk_attn_kernel_name(r->kernel), norm, c->s.backend->name,
+		mk_compute_name(c->s.dtype), s->n,
 		s->batch, s->heads, s->d, c->s.tile, r->median_s, r->min_s, r->speedup,
 		r->gflops_dense, r->gflops_actual, r->max_err);
 	if (w)
@@ -56,7 +57,7 @@ static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
 	const char *strs[][2] = {
 		{"pattern", r->pattern}, {"param", param}, {"mask", r->point.expr},
 		{"kernel", mk_attn_kernel_name(r->kernel)}, {"norm", norm},
-		{"backend", c->s.backend->name}, {"dtype", c->s.dtype}};
+		{"backend", c->s.backend->name}, {"dtype", mk_compute_name(c->s.dtype)}};
 	const struct { const char *key; double v; } nums[] = {
 		{"target", r->target}, {"achieved", r->point.sparsity},
 		{"nnz", (double)r->point.count}, {"tile_density", r->tile_density},
@@ -245,7 +246,7 @@ int sweep_plot(const sweep_cli *c)
 	snprintf(title, sizeof title, "maskkit sweep: n = %" PRId64 ", batch %" PRId64 ", heads %"
 		 PRId64 ", d = %" PRId64 ", tile %" PRId64 ", %s %s%s%.80s", c->s.shape.n,
 		 c->s.shape.batch, c->s.shape.heads, c->s.shape.d, c->s.tile, c->s.backend->name,
-		 c->s.dtype, m.gpu[0] ? ", " : "", m.gpu);
+		 mk_compute_name(c->s.dtype), m.gpu[0] ? ", " : "", m.gpu);
 	if (!(ret = sweep_plot_vars(c, all, kinds, nk, &vars)))
 		ret = mk_plot_run(&(mk_plot){.template_name = "sweep", .output = c->png,
 					     .title = title, .data = data,

@@ -352,6 +352,6 @@ const struct mk_cmd mk_cmd_toeplitz = {
 "temporary file and renamed, so a failure leaves an existing file intact.\n",
 	.examples =
 "  maskkit toeplitz tf_model.h5 --png P.png --profile profile.png\n"
-"  maskkit toeplitz model.h5:/bert/embeddings/position_embeddings/embeddings:0 --json\n"
+"  maskkit toeplitz tf_model.h5:/bert/tf_bert_model/bert/embeddings/position_embeddings/embeddings:0\n"
 "  maskkit toeplitz runs/*/tf_model.h5 --first 64\n",
 };

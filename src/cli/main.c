@@ -107,6 +107,13 @@ static int mk_main_run(int argc, char **argv)
 		fprintf(stderr, "maskkit: missing command (see 'maskkit --help')\n");
 		return MK_EXIT_USER;
 	}
+	if (!strcmp(argv[1], "help") && argc > 2) { /* "maskkit help CMD" is "maskkit CMD --help" */
+		c = mk_main_find(argv[2]);
+		if (!c)
+			return MK_EXIT_USER;
+		cli_opt_help(c, stdout);
+		return cli_finish(MK_EXIT_OK);
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		mk_main_usage(stdout);
 		return cli_finish(MK_EXIT_OK);

@@ -4,6 +4,7 @@
  * are converted and range-checked here; errors name the option as typed.
  */
 #include "config.h"
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -148,6 +149,8 @@ static int opt_unknown(const struct mk_cmd *c, const char *arg, int opt)
 				  : cli_usage_error(c, "unknown option '-%c'", optopt);
 	if (opt == ':')
 		return cli_usage_error(c, "option '%s' needs a value", arg);
+	if (strchr(arg, '=') && optopt >= OPT_VAL_BASE && optopt - OPT_VAL_BASE < opt_count(c->opts))
+		return cli_usage_error(c, "option '--%s' takes no value", c->opts[optopt - OPT_VAL_BASE].name);
 	for (int k = 0; c->opts && c->opts[k].name && n < CLI_MAX_OPTS; k++)
 		if (!(c->opts[k].flags & CLI_HIDDEN))
 			names[n++] = c->opts[k].name;
@@ -186,12 +189,27 @@ static void opt_tables(const struct cli_opt *t, int n, struct option *lo, char *
 	so[s] = '\0';
 }
 
+/* A value that is an option ("--csv --json", the old switch spelling) would
+ * silently become a file named --json: refused, naming both. */
+static int opt_value_check(const struct mk_cmd *c, const struct cli_opt *o, const char *as,
+			   const char *val)
+{
+	bool optlike = val && val[0] == '-' && val[1] && (val[1] == '-' || isalpha((unsigned char)val[1]));
+
+	if (!optlike || (o->type != CLI_FILE && o->type != CLI_STRING && o->type != CLI_LIST))
+		return MK_OK;
+	if (o->type != CLI_FILE)
+		return cli_usage_error(c, "%s needs a value, not the option '%s'", as, val);
+	return cli_usage_error(c, "%s takes a file name, not '%s' (%s./%s for a file so named)", as,
+			       val, o->flags & CLI_STDOUT ? "'-' for standard output; " : "", val);
+}
+
 /* Option k of the table, given as `as`, with its value. */
 static int opt_one(const struct mk_cmd *c, void *opts, int k, const char *val, cli_args *a)
 {
 	const struct cli_opt *t = c->opts;
 	char as[64];
-	int to = k;
+	int to = k, ret;
 
 	if (t[k].flags & CLI_DEPRECATED) {
 		to = opt_find(t, t[k].alias);
@@ -202,7 +220,23 @@ static int opt_one(const struct mk_cmd *c, void *opts, int k, const char *val, c
 	}
 	snprintf(as, sizeof as, "--%s", t[to].name);
 	a->given[to] = true;
+	if ((ret = opt_value_check(c, &t[to], as, val)))
+		return ret;
 	return opt_set(&t[to], opts, val, as);
+}
+
+/* getopt_long takes any unambiguous prefix ("--n" for --norm): a later
+ * option would change what such a command line means, so only full names
+ * count.  tok is what was typed for long option k. */
+static int opt_full_name(const struct mk_cmd *c, int k, const char *tok)
+{
+	const char *name = c->opts[k].name;
+	size_t len = strcspn(tok + 2, "=");
+
+	if (len == strlen(name) && !strncmp(tok + 2, name, len))
+		return MK_OK;
+	return cli_usage_error(c, "unknown option '%.*s' (did you mean '--%s'?)", (int)len + 2, tok,
+			       name);
 }
 
 int cli_opt_parse(const struct mk_cmd *c, void *opts, int argc, char **argv, cli_args *a)
@@ -230,9 +264,16 @@ int cli_opt_parse(const struct mk_cmd *c, void *opts, int argc, char **argv, cli
 		}
 		if (opt == '?' || opt == ':')
 			return opt_unknown(c, argv[optind - 1], opt);
-		if (k < 0 || k >= n) /* a short option: find its entry */
+		if (k >= 0 && k < n) {
+			const char *tok = argv[optind - 1];
+			if (optarg && tok == optarg && optind >= 2)
+				tok = argv[optind - 2];
+			if (!strncmp(tok, "--", 2) && (ret = opt_full_name(c, k, tok)))
+				return ret;
+		} else { /* a short option: find its entry */
 			for (k = 0; k < n && c->opts[k].key != opt; k++)
 				;
+		}
 		if ((ret = opt_one(c, opts, k, optarg, a)))
 			return ret;
 	}
@@ -247,29 +288,32 @@ bool cli_given(const cli_args *a, const char *name)
 	return k >= 0 && a->given[k];
 }
 
-/* Edit distance, for "did you mean": small words only. */
+/* Edit distance with transpositions ("gne" is one step from "gen"), for
+ * "did you mean": small words only. */
 static size_t opt_distance(const char *x, const char *y)
 {
-	size_t nx = strlen(x), ny = strlen(y), d[33];
+	size_t nx = strlen(x), ny = strlen(y), d[33][33];
 
 	if (nx > 32 || ny > 32)
 		return 99;
-	for (size_t j = 0; j <= ny; j++)
-		d[j] = j;
-	for (size_t i = 1; i <= nx; i++) {
-		size_t diag = d[0];
-		d[0] = i;
-		for (size_t j = 1; j <= ny; j++) {
-			size_t up = d[j], best = diag + (x[i - 1] != y[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (d[j - 1] + 1 < best)
-				best = d[j - 1] + 1;
-			diag = up;
-			d[j] = best;
+	for (size_t i = 0; i <= nx; i++)
+		for (size_t j = 0; j <= ny; j++) {
+			size_t best;
+			if (!i || !j) {
+				d[i][j] = i + j;
+				continue;
+			}
+			best = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
-	}
-	return d[ny];
+	return d[nx][ny];
 }
 
 const char *cli_closest(const char *s, const char *const *words)
@@ -287,6 +331,9 @@ const char *cli_closest(const char *s, const char *const *words)
 			best = words[k];
 		}
 	}
+	/* one letter is too little to guess from */
+	if (len < 2)
+		return NULL;
 	return bd <= (len > 3 ? 2u : 1u) ? best : NULL;
 }
 
@@ -312,6 +359,21 @@ static void opt_wrap(FILE *f, const char *text, int at, int col)
 	}
 }
 
+/* The help with its default: "(K >= 2)" then "(default 128)" reads badly,
+ * so a help ending in a parenthesis takes the default inside it. */
+static void opt_help_text(const struct cli_opt *o, char *buf, size_t cap)
+{
+	const char *h = o->help ? o->help : "";
+	size_t hl = strlen(h);
+
+	if (!o->def || o->type == CLI_FLAG)
+		snprintf(buf, cap, "%s", h);
+	else if (hl && h[hl - 1] == ')')
+		snprintf(buf, cap, "%.*s; default %s)", (int)hl - 1, h, o->def);
+	else
+		snprintf(buf, cap, "%s (default %s)", h, o->def);
+}
+
 static void opt_help_line(FILE *f, const struct cli_opt *o)
 {
 	char head[64], help[512];
@@ -323,10 +385,7 @@ static void opt_help_line(FILE *f, const struct cli_opt *o)
 		len = snprintf(head, sizeof head, "      --%s", o->name);
 	if (o->meta && len < (int)sizeof head)
 		len += snprintf(head + len, sizeof head - (size_t)len, " %s", o->meta);
-	if (o->def && o->type != CLI_FLAG)
-		snprintf(help, sizeof help, "%s (default %s)", o->help ? o->help : "", o->def);
-	else
-		snprintf(help, sizeof help, "%s", o->help ? o->help : "");
+	opt_help_text(o, help, sizeof help);
 	if (len + 2 > OPT_HELP_COL) {
 		fprintf(f, "%s\n%*s", head, OPT_HELP_COL, "");
 	} else {

@@ -32,6 +32,7 @@ enum {
 	CLI_HIDDEN = 1 << 2,     /* parsed, not shown in --help */
 	CLI_DEPRECATED = 1 << 3, /* an old name of the option `alias`: works, with a note */
 	CLI_NOARG = 1 << 4,      /* CLI_CALL without a value (arg is NULL) */
+	CLI_STDOUT = 1 << 5,     /* CLI_FILE: "-" is standard output */
 };
 
 typedef struct cli_list {
@@ -74,6 +75,10 @@ struct cli_opt {
 	{.name = n, .key = k, .type = CLI_STRING, .off = offsetof(T, f), .meta = m, .help = h}
 #define CLI_OPT_FILE(n, k, T, f, m, h)                                                           \
 	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h}
+/* a file where "-" means standard output */
+#define CLI_OPT_OUT(n, k, T, f, m, h)                                                            \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
+	 .flags = CLI_STDOUT}
 #define CLI_OPT_LIST(n, k, T, f, m, h)                                                           \
 	{.name = n, .key = k, .type = CLI_LIST, .off = offsetof(T, f), .meta = m, .help = h}
 #define CLI_OPT_CALL(n, k, fn, m, d, h) {.name = n, .key = k, .type = CLI_CALL, .call = fn, .meta = m, .def = d, .help = h}

@@ -168,14 +168,29 @@ static bool mk_term_end(char c)
 	return !c || c == ' ' || c == '\t' || c == '+' || c == '&' || c == ')' || c == '-';
 }
 
+/* True when s[0..e) is FILE.h5:/path (or .hdf5): a dataset of an HDF5 file. */
+static bool mk_h5_spec(const char *s, size_t e)
+{
+	for (size_t c = 1; c + 1 < e; c++) {
+		if (s[c] != ':' || s[c + 1] != '/')
+			continue;
+		if ((c > 3 && strncasecmp(s + c - 3, ".h5", 3) == 0) ||
+		    (c > 5 && strncasecmp(s + c - 5, ".hdf5", 5) == 0))
+			return true;
+	}
+	return false;
+}
+
 /* Length of a file name at s, or 0: the shortest run of file characters that
  * ends in a mask extension at a term boundary ("a-b.npy" is one file,
- * "strided-diag" is not a file). */
+ * "strided-diag" is not a file), or FILE.h5:/path up to one ('-' ends it). */
 static size_t mk_file_len(const char *s)
 {
 	for (size_t e = 1; mk_file_char(s[e - 1]); e++) {
 		if (!mk_term_end(s[e]))
 			continue;
+		if (mk_h5_spec(s, e))
+			return e;
 		for (size_t k = 0; k < sizeof mk_file_exts / sizeof *mk_file_exts; k++) {
 			size_t xl = strlen(mk_file_exts[k]);
 			if (e > xl && strncasecmp(s + e - xl, mk_file_exts[k], xl) == 0)

@@ -447,6 +447,9 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
 
 static int mk_io_read(const char *path, uint64_t max_memory, mk_mask **out)
 {
+	/* FILE.h5:/dataset: an HDF5 file whatever follows the colon */
+	if (path[mk_tensor_file_len(path)] == ':')
+		return mk_io_read_h5(path, max_memory, out);
 	switch (mk_format_from_path(path)) {
 	case MK_FMT_TXT: return mk_io_read_txt(path, max_memory, out);
 	case MK_FMT_JSON: return mk_io_read_json(path, max_memory, out);

@@ -411,26 +411,47 @@ out:
 	return ret;
 }
 
-int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out)
+/* "FILE.h5:/path" names the dataset; a plain FILE.h5 is searched. */
+static int mk_h5_open_named(hid_t file, const char *path, const char *ds, hid_t *dset,
+			    char *name, size_t cap)
+{
+	htri_t there;
+
+	if (!ds)
+		return mk_h5_open_mask(file, path, dset, name, cap);
+	if (!*ds)
+		return mk_error_set(MK_EINVAL, "'%s': no dataset after ':'", path);
+	snprintf(name, cap, "%s%s", ds[0] == '/' ? "" : "/", ds);
+	there = H5Lexists(file, name, H5P_DEFAULT);
+	if (there <= 0 || (*dset = H5Dopen2(file, name, H5P_DEFAULT)) < 0)
+		return mk_error_set(MK_EFORMAT, "'%s': no dataset '%s'", path, name);
+	return MK_OK;
+}
+
+int mk_io_read_h5(const char *spec, uint64_t max_memory, mk_mask **out)
 {
 	hid_t file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
 	mk_mask *m = NULL;
-	char name[256];
+	size_t flen = mk_tensor_file_len(spec);
+	const char *ds = spec[flen] == ':' ? spec + flen + 1 : NULL;
+	char name[256], *path = strndup(spec, flen);
 	int64_t n = 0;
 	int ret;
 
 	*out = NULL;
+	if (!path)
+		return mk_error_set(MK_ENOMEM, "out of memory");
 	ret = mk_h5_open(path, &file);
 	if (ret == MK_OK)
-		ret = mk_h5_open_mask(file, path, &dset, name, sizeof name);
+		ret = mk_h5_open_named(file, spec, ds, &dset, name, sizeof name);
 	if (ret == MK_OK)
-		ret = mk_h5_shape(dset, path, name, &n);
+		ret = mk_h5_shape(dset, spec, name, &n);
 	if (ret == MK_OK)
-		ret = mk_h5_bound_read(&dset, path, name, n, max_memory);
+		ret = mk_h5_bound_read(&dset, spec, name, n, max_memory);
 	if (ret == MK_OK)
 		ret = mk_mask_new(n, max_memory, &m);
 	if (ret == MK_OK)
-		ret = mk_h5_read_rows(dset, path, name, m);
+		ret = mk_h5_read_rows(dset, spec, name, m);
 	if (ret == MK_OK) {
 		*out = m;
 		m = NULL;
@@ -440,5 +461,6 @@ int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out)
 		H5Dclose(dset);
 	if (file >= 0)
 		H5Fclose(file);
+	free(path);
 	return ret;
 }

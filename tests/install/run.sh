@@ -77,6 +77,12 @@ if command -v nm >/dev/null 2>&1 && [ -f "$D$libdir/libmaskkit.so" ]; then
 	nm -D --defined-only "$D$libdir/libmaskkit.so" | awk 'NF == 3 && $2 != "A" {print $3}' |
 		grep -v '^mk_' >"$tmp/exported"
 	[ -s "$tmp/exported" ] && fail "libmaskkit.so exports names without mk_: $(head -5 "$tmp/exported" | tr '\n' ' ')"
+	# and only what a public header declares (word match in the installed headers)
+	nm -D --defined-only "$D$libdir/libmaskkit.so" | awk 'NF == 3 && $2 != "A" {print $3}' |
+		while read -r sym; do
+			grep -qw "$sym" "$D$includedir"/maskkit/*.h || echo "$sym"
+		done >"$tmp/private"
+	[ -s "$tmp/private" ] && fail "libmaskkit.so exports names no public header declares: $(head -5 "$tmp/private" | tr '\n' ' ')"
 fi
 
 # --- the demo, built against the installed library ---------------------------
@@ -84,8 +90,8 @@ demo=$D$pkgdatadir/examples/libmaskkit_demo.c
 pcflags=$(PKG_CONFIG_PATH=$D$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D "$pkgconfig" --cflags --libs maskkit) ||
 	fail "pkg-config --cflags --libs maskkit failed"
 case " $pcflags " in
-*" -I$D$includedir/maskkit "*) ;;
-*) fail "pkg-config --cflags maskkit lacks -I$D$includedir/maskkit: $pcflags" ;;
+*" -I$D$includedir "*) ;;
+*) fail "pkg-config --cflags maskkit lacks -I$D$includedir: $pcflags" ;;
 esac
 # shellcheck disable=SC2086 # flags are words
 if $cc $cflags -Wall -Wextra -Werror -o "$tmp/demo" "$demo" $pcflags >"$tmp/cc.log" 2>&1; then
@@ -121,7 +127,7 @@ static=$(PKG_CONFIG_PATH=$D$libdir/pkgconfig "$pkgconfig" --static --libs maskki
 	fail "pkg-config --static --libs maskkit failed"
 static=$(printf '%s\n' "$static" | sed "s| -lmaskkit | $D$libdir/libmaskkit.a |; s|^-lmaskkit |$D$libdir/libmaskkit.a |")
 # shellcheck disable=SC2086
-if $cc $cflags -o "$tmp/demo-static" "$demo" -I"$D$includedir/maskkit" $static >"$tmp/cc.log" 2>&1; then
+if $cc $cflags -o "$tmp/demo-static" "$demo" -I"$D$includedir" $static >"$tmp/cc.log" 2>&1; then
 	"$tmp/demo-static" 16 >"$tmp/demo.out" 2>&1 && grep -q "^A | B .* |M| = 100, sparsity = 0.609375\$" "$tmp/demo.out" ||
 		fail "libmaskkit_demo linked statically: $(cat "$tmp/demo.out")"
 else
