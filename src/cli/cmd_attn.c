@@ -53,7 +53,7 @@ static int attn_opt_n(void *opts, const char *arg)
 }
 
 static const struct cli_opt attn_table[] = {
-	CLI_OPT_FILE("output", 'o', attn_opts, out, "OUT",
+	CLI_OPT_FILE("output", 'o', attn_opts, out, "FILE",
 		     "O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset; an existing .h5 keeps "
 		     "its other datasets"),
 	CLI_OPT_STRING("mask", 0, attn_opts, mask, "EXPR",
@@ -69,10 +69,10 @@ static const struct cli_opt attn_table[] = {
 	CLI_OPT_FILE("weights-out", 0, attn_opts, weights, "W",
 		     "also write the attention matrix pi, [.., n, n] (.npy, or .h5 dataset 'pi'); "
 		     "n <= 4096"),
-	CLI_OPT_INT("tile", 0, attn_opts, tile, "T", 1, MK_N_MAX, "64",
+	CLI_OPT_INT("tile", 0, attn_opts, tile, "B", 1, MK_N_MAX, "64",
 		    "tile size of the mask layout"),
-	CLI_OPT_UINT("seed", 0, attn_opts, bind.seed, "S", "0", "seed for random terms of the mask"),
-	CLI_OPT_SIZE("max-memory", 0, attn_opts, bind.max_memory, "S", "4G",
+	CLI_OPT_UINT("seed", 0, attn_opts, bind.seed, "SEED", "0", "seed for random terms of the mask"),
+	CLI_OPT_SIZE("max-memory", 0, attn_opts, bind.max_memory, "SIZE", "4G",
 		     "limit for tensors, mask and layout"),
 	CLI_OPT_FLAG("json", 0, attn_opts, json,
 		     "summary as JSON: shape, kernel, norm, backend, empty rows, seconds"),
@@ -416,7 +416,7 @@ const struct mk_cmd mk_cmd_attn = {
 	.name = "attn",
 	.summary = "run the attention engine on your own Q, K, V tensors",
 	.synopsis = "Q K V -o OUT [--mask EXPR] [--norm NORM] [--kernel KERNEL]\n"
-		     " [--backend auto|cpu|cuda] [--weights-out W] [--tile T] [--json]",
+		     " [--backend auto|cpu|cuda] [--weights-out W] [--tile B] [--json]",
 	.opts = attn_table,
 	.opts_size = sizeof(attn_opts),
 	.exec = attn_exec,

@@ -50,7 +50,7 @@ static int as_opt_mpi_io(void *opts, const char *arg)
 static const struct cli_opt as_table[] = {
 	CLI_OPT_STRING("dataset", 0, as_opts, d.dataset, "PATH",
 		       "the probabilities (default: see below); FILE.h5:/PATH too"),
-	CLI_OPT_CALL("lengths", 0, as_opt_lengths, "PATH",
+	CLI_OPT_CALL("lengths", 0, as_opt_lengths, "L",
 		     NULL, "the lengths [samples] in FILE (default 'lengths' when present; "
 		     "'' or none: every sample is N long)"),
 	CLI_OPT_CALL("axes", 0, as_opt_axes, "AXES", NULL,
@@ -71,7 +71,7 @@ static const struct cli_opt as_table[] = {
 	CLI_OPT_OLD("plot", "png"),
 	CLI_OPT_INT("max-offset", 0, as_opts, max_offset, "K", 1, MK_N_MAX, "32",
 		    "offsets shown in --json, --profile-csv and --png (at most N - 1)"),
-	CLI_OPT_SIZE("max-memory", 0, as_opts, d.max_memory, "S", "4G",
+	CLI_OPT_SIZE("max-memory", 0, as_opts, d.max_memory, "SIZE", "4G",
 		     "limit for one block and the sums"),
 	CLI_OPT_FLAG("progress", 0, as_opts, progress,
 		     "report progress on stderr (when it is a terminal, or under mpirun)"),

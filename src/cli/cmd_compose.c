@@ -20,12 +20,12 @@ static const int compose_op_values[] = {MK_OP_OR, MK_OP_AND, MK_OP_ANDNOT, MK_OP
 static const struct cli_opt compose_table[] = {
 	CLI_OPT_ENUM("op", 0, compose_opts, op, "OP", compose_ops, compose_op_values, "or",
 		     "or, and, minus (AND-NOT: M1 without M2 ...)"),
-	CLI_OPT_FILE("heads-file", 0, compose_opts, heads, "H",
+	CLI_OPT_FILE("heads-file", 0, compose_opts, heads, "FILE",
 		     "one mask per head: head k's mask is ((H_k op MASK1) op MASK2) ..., where "
-		     "H_k is its expression in H (see below)"),
+		     "H_k is its expression in FILE (see below)"),
 	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
 		     "sequence length for expression operands"),
-	CLI_OPT_UINT("seed", 0, compose_opts, m.bind.seed, "S", "0",
+	CLI_OPT_UINT("seed", 0, compose_opts, m.bind.seed, "SEED", "0",
 		     "seed for random terms without seed="),
 	CLI_OPT_FILE("output", 'o', compose_opts, m.out, "FILE", "write to FILE (atomically)"),
 	CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL,
@@ -35,7 +35,7 @@ static const struct cli_opt compose_table[] = {
 	CLI_OPT_FLAG("json", 0, compose_opts, m.json,
 		     "print the result's summary as JSON (as 'maskkit gen --json' does) instead "
 		     "of the mask"),
-	CLI_OPT_SIZE("max-memory", 0, compose_opts, m.bind.max_memory, "S", "4G",
+	CLI_OPT_SIZE("max-memory", 0, compose_opts, m.bind.max_memory, "SIZE", "4G",
 		     "limit for materialised data"),
 	CLI_OPT_FLAG("progress", 0, compose_opts, m.progress, "report progress on stderr"),
 	CLI_OPT_END,
@@ -84,7 +84,7 @@ const struct mk_cmd mk_cmd_compose = {
 	.name = "compose",
 	.summary = "combine masks with OR, AND or AND-NOT",
 	.synopsis = "MASK... [--op or|and|minus] [-o FILE] [options]\n"
-		    "--heads-file H.json [MASK...] [--op OP] [-o FILE.h5]",
+		    "--heads-file FILE [MASK...] [--op OP] [-o FILE.h5]",
 	.opts = compose_table,
 	.opts_size = sizeof(compose_opts),
 	.init = cli_mask_init,

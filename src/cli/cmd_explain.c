@@ -132,7 +132,7 @@ static const struct cli_opt ex_table[] = {
 	CLI_OPT_STRING("mask", 0, ex_opts, mask, "EXPR",
 		       "restrict every normalisation to the mask's entries (an expression or "
 		       "mask file, bound at S)"),
-	{.name = "norm", .type = CLI_STRING, .off = offsetof(ex_opts, norm_arg), .meta = "LIST",
+	{.name = "norm", .type = CLI_STRING, .off = offsetof(ex_opts, norm_arg), .meta = "NORM,...",
 	 .def = "softmax,dnas", .help = "normalisations, comma-separated: softmax (unas), dnas, "
 	 "hnas:U (U dnas + (1 - U) softmax, U in [0, 1]), sinkhorn:K (K >= 1 rounds)"},
 	CLI_OPT_CALL("eps", 0, explain_opt_eps, "E", "1e-8", "explained away below E, in (0, 1]"),
@@ -142,7 +142,7 @@ static const struct cli_opt ex_table[] = {
 	CLI_OPT_INT("bins", 0, ex_opts, bins, "B", 1, MK_EXPLAIN_BINS_MAX, "60", "histogram bins"),
 	CLI_OPT_FILE("hist-csv", 0, ex_opts, hist_csv, "FILE",
 		     "the histogram of log10 column sums (all heads)"),
-	CLI_OPT_INT("tile", 0, ex_opts, tile, "T", 1, 4096, "64", "tile of the mask's layout"),
+	CLI_OPT_INT("tile", 0, ex_opts, tile, "B", 1, 4096, "64", "tile of the mask's layout"),
 	CLI_OPT_SIZE("max-memory", 0, ex_opts, m.bind.max_memory, "SIZE", "4G",
 		     "limit for the tensors"),
 	CLI_OPT_FLAG("progress", 0, ex_opts, m.progress,
@@ -152,13 +152,13 @@ static const struct cli_opt ex_table[] = {
 		     "per normalisation and head: keys, explained away, log10 column sum "
 		     "quartiles, smallest sum vs 1/S (toys: see below; '-': standard output, "
 		     "not the table)"),
-	CLI_OPT_FILE("png", 0, ex_opts, png, "FILE",
+	CLI_OPT_FILE("png", 0, ex_opts, png, "FILE.png",
 		     "the histogram of log10 column sums, one curve per normalisation (gnuplot; "
 		     "the paper's Fig. 1); toys: see below"),
 	CLI_OPT_FILE("output", 'o', ex_opts, m.out, "FILE",
 		     "the log10 column sums [norms, heads, S], float32 (.h5 or .npy; -inf for a "
 		     "key no query may attend to); toys: PREFIX"),
-	CLI_OPT_UINT("seed", 0, ex_opts, m.bind.seed, "N",
+	CLI_OPT_UINT("seed", 0, ex_opts, m.bind.seed, "SEED",
 		     NULL, "seed of --random and of --mask's random terms (default 0); toy "
 		     "collapse: the points' (default " EX_STR(MK_TOY_COLLAPSE_SEED) ")"),
 	CLI_OPT_CALL("toy", 0, explain_opt_toy, "NAME", NULL,
@@ -400,9 +400,9 @@ const struct mk_cmd mk_cmd_explain = {
 	.name = "explain",
 	.summary = "explaining away: column sums of softmax vs doubly-normalised attention",
 	.synopsis = "INPUT [options]\n"
-		    "--random S,d[,scale] [--heads H] [--seed N] [options]\n"
+		    "--random S,d[,scale] [--heads H] [--seed SEED] [options]\n"
 		    "--q Q --k K [options]\n"
-		    "--toy collapse [--steps N] [--seed S] [--score dot|dist]\n"
+		    "--toy collapse [--steps N] [--seed SEED] [--score dot|dist]\n"
 		    " [--sd S] [--json] [--csv FILE] [--png FILE.png]\n"
 		    " [-o PREFIX]\n"
 		    "--toy distance [--a LIST] [--r MIN..MAX[:POINTS]]\n"

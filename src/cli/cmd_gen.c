@@ -15,7 +15,7 @@ typedef struct gen_opts {
 static const struct cli_opt gen_table[] = {
 	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
 		     "sequence length (1 .. 1048576); taken from mask files in EXPR when omitted"),
-	CLI_OPT_UINT("seed", 0, gen_opts, m.bind.seed, "S", "0",
+	CLI_OPT_UINT("seed", 0, gen_opts, m.bind.seed, "SEED", "0",
 		     "seed for random terms without seed="),
 	CLI_OPT_FILE("output", 'o', gen_opts, m.out, "FILE",
 		     "write to FILE (atomically: an existing FILE is replaced only when writing "
@@ -27,13 +27,13 @@ static const struct cli_opt gen_table[] = {
 	CLI_OPT_FLAG("json", 0, gen_opts, m.json,
 		     "print a JSON summary (expr, n, count = |M|, sparsity, output) instead of "
 		     "the mask; with -o, after writing FILE"),
-	CLI_OPT_SIZE("max-memory", 0, gen_opts, m.bind.max_memory, "S", "4G",
+	CLI_OPT_SIZE("max-memory", 0, gen_opts, m.bind.max_memory, "SIZE", "4G",
 		     "limit for materialised data, e.g. 512M; dense outputs (txt, npy, h5) count "
 		     "against it"),
 	CLI_OPT_FLAG("progress", 0, gen_opts, m.progress,
 		     "report progress on stderr (default: when a terminal)"),
-	CLI_OPT_FILE("heads-file", 0, gen_opts, heads, "H",
-		     "one mask per head: H is a JSON list of expressions, [\"local2\", "
+	CLI_OPT_FILE("heads-file", 0, gen_opts, heads, "FILE",
+		     "one mask per head: FILE is a JSON list of expressions, [\"local2\", "
 		     "\"global1+random2\", ...], or a list of such lists, one per layer, all of "
 		     "one length; see below"),
 	CLI_OPT_END,
@@ -65,7 +65,7 @@ const struct mk_cmd mk_cmd_gen = {
 	.name = "gen",
 	.summary = "build a mask from an expression and write it",
 	.synopsis = "EXPR --n N [-o FILE] [--format F] [options]\n"
-		    "--heads-file H.json --n N [-o FILE.h5] [options]",
+		    "--heads-file FILE --n N [-o FILE.h5] [options]",
 	.opts = gen_table,
 	.opts_size = sizeof(gen_opts),
 	.init = cli_mask_init,

@@ -52,13 +52,13 @@ static const struct cli_opt measure_table[] = {
 	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
 		     "sequence length (taken from mask files when omitted; for patterns over "
 		     "lengths: N of the classic figure)"),
-	CLI_OPT_UINT("seed", 0, measure_opts, m.bind.seed, "S", "0",
+	CLI_OPT_UINT("seed", 0, measure_opts, m.bind.seed, "SEED", "0",
 		     "seed for random terms without seed="),
 	CLI_OPT_CALL("tile", 0, measure_opt_tile, "B", NULL,
 		     "masks: tile size; repeatable (default: 64 and 128)"),
 	CLI_OPT_FLAG("json", 0, measure_opts, json,
 		     "machine-readable output (an array for several MASKs)"),
-	CLI_OPT_SIZE("max-memory", 0, measure_opts, m.bind.max_memory, "S", "4G",
+	CLI_OPT_SIZE("max-memory", 0, measure_opts, m.bind.max_memory, "SIZE", "4G",
 		     "limit for materialised data"),
 	CLI_OPT_FLAG("progress", 0, measure_opts, m.progress,
 		     "report progress on stderr (data sets: when it is a terminal, or under "
@@ -83,9 +83,9 @@ static const struct cli_opt measure_table[] = {
 	CLI_OPT_OUT("csv", 0, measure_opts, data.csv, "FILE",
 		     "data sets: the breakdown (default --by layer) as CSV to FILE ('-': "
 		     "standard output, instead of the report)"),
-	CLI_OPT_FILE("png", 0, measure_opts, data.png, "FILE",
+	CLI_OPT_FILE("png", 0, measure_opts, data.png, "FILE.png",
 		     "data sets: heatmap of rho per (layer, head): a row per layer"),
-	CLI_OPT_FILE("heads-file", 0, measure_opts, data.heads_file, "F",
+	CLI_OPT_FILE("heads-file", 0, measure_opts, data.heads_file, "FILE",
 		     "patterns over lengths: one expression per head (JSON list, or list of lists)"),
 	CLI_OPT_CALL("mpi-io", 0, measure_opt_mpi_io, "MODE", "independent",
 		     "data files under mpirun: independent or collective reads"),

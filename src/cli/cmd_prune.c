@@ -60,7 +60,7 @@ static const struct cli_opt prune_table[] = {
 	CLI_OPT_CALL("sparsity", 0, prune_opt_sparsity, "S",  NULL,
 		     "target sparsity 1 - |M|/n^2: S, S1,S2,... or A..B[:STEP] (STEP 0.1), each a "
 		     "fraction in [0, 1] or a percentage (90%); each level is pruned from P"),
-	CLI_OPT_FILE("output", 'o', prune_opts, out, "OUT.h5",
+	CLI_OPT_FILE("output", 'o', prune_opts, out, "FILE",
 		     "the output; with several levels it must hold '{}' (see below)"),
 	CLI_OPT_FLAG("structured", 0, prune_opts, structured,
 		     "prune whole diagonals (DAM_s) instead of entries"),
@@ -68,9 +68,9 @@ static const struct cli_opt prune_table[] = {
 		     "with --structured: do not keep the first and last rows and columns"),
 	CLI_OPT_FLAG("gumbel", 0, prune_opts, gumbel, "sample a mask from logits instead of pruning"),
 	CLI_OPT_CALL("tau", 0, prune_opt_tau, "T", "1", "Gumbel temperature T > 0 (no change to the mask: see above)"),
-	CLI_OPT_UINT("seed", 0, prune_opts, seed, "S", "0", "Gumbel seed"),
+	CLI_OPT_UINT("seed", 0, prune_opts, seed, "SEED", "0", "Gumbel seed"),
 	CLI_OPT_FLAG("json", 0, prune_opts, json, "machine-readable report"),
-	CLI_OPT_SIZE("max-memory", 0, prune_opts, max_memory, "S", "4G",
+	CLI_OPT_SIZE("max-memory", 0, prune_opts, max_memory, "SIZE", "4G",
 		     "limit for the input and the masks held"),
 	CLI_OPT_END,
 };
@@ -400,7 +400,7 @@ const struct mk_cmd mk_cmd_prune = {
 	.name = "prune",
 	.summary = "masks from importance matrices: top entries, top diagonals, Gumbel samples",
 	.synopsis = "P.h5 --sparsity S -o OUT.h5 [--structured [--no-border]] [--json]\n"
-		     "ALPHA.h5 --gumbel [--tau T] [--seed S] -o OUT.h5 [--json]",
+		     "ALPHA.h5 --gumbel [--tau T] [--seed SEED] -o OUT.h5 [--json]",
 	.opts = prune_table,
 	.opts_size = sizeof(prune_opts),
 	.exec = prune_exec,

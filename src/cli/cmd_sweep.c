@@ -119,19 +119,19 @@ static const struct cli_opt sweep_table[] = {
 		    "the GPU a GPU backend runs on (default 0; under MPI see below)"),
 	SWEEP_OPT_LIST("kernels", kernels_arg, "K,...", "dense,masked,block,csr",
 		       "the kernels timed, of dense, masked, block, csr"),
-	SWEEP_OPT_LIST("norm", norms_arg, "N,...", "softmax",
+	SWEEP_OPT_LIST("norm", norms_arg, "NORM,...", "softmax",
 		       "normalisations, of softmax, dnas, hnas:U, sinkhorn:K"),
-	CLI_OPT_INT("tile", 0, sweep_cli, s.tile, "T", 1, MK_N_MAX, "64",
+	CLI_OPT_INT("tile", 0, sweep_cli, s.tile, "B", 1, MK_N_MAX, "64",
 		    "tile size of the block kernels"),
 	CLI_OPT_INT("reps", 0, sweep_cli, reps, "R", 1, 1000, "5", "timed runs per point"),
-	CLI_OPT_UINT("seed", 0, sweep_cli, s.seed, "S", "0", "seed of the tensors and random patterns"),
-	CLI_OPT_SIZE("max-memory", 0, sweep_cli, s.max_memory, "S", "4G",
+	CLI_OPT_UINT("seed", 0, sweep_cli, s.seed, "SEED", "0", "seed of the tensors and random patterns"),
+	CLI_OPT_SIZE("max-memory", 0, sweep_cli, s.max_memory, "SIZE", "4G",
 		     "limit for tensors and masks"),
-	CLI_OPT_FILE("output", 'o', sweep_cli, out, "F",
+	CLI_OPT_FILE("output", 'o', sweep_cli, out, "FILE",
 		     "the table to F: .csv, or .json (the machine in a \"machine\" object)"),
 	CLI_OPT_OUT("csv", 0, sweep_cli, csv, "FILE", "the CSV table to FILE ('-': standard output)"),
 	CLI_OPT_FLAG("json", 0, sweep_cli, json, "the table as JSON on standard output"),
-	CLI_OPT_FILE("png", 0, sweep_cli, png, "P.png",
+	CLI_OPT_FILE("png", 0, sweep_cli, png, "FILE.png",
 		     "time against achieved sparsity, a line per (pattern, kernel) and dense as "
 		     "the reference (gnuplot)"),
 	CLI_OPT_OLD("plot", "png"),
@@ -420,8 +420,8 @@ const struct mk_cmd mk_cmd_sweep = {
 	.synopsis = "[--patterns P,...] [--sparsity A..B[:S]] [--n N] [--batch B]\n"
 		     " [--heads H] [--head-dim D] [--dtype fp32|fp16|bf16]\n"
 		     " [--backend auto|cpu|cuda] [--device N] [--kernels K,...]\n"
-		     " [--norm N,...] [--tile T] [--reps R] [-o OUT.csv|OUT.json]\n"
-		     " [--csv FILE] [--json] [--png P.png]",
+		     " [--norm NORM,...] [--tile B] [--reps R] [-o OUT.csv|OUT.json]\n"
+		     " [--csv FILE] [--json] [--png FILE.png]",
 	.opts = sweep_table,
 	.opts_size = sizeof(sweep_cli),
 	.exec = sweep_exec,

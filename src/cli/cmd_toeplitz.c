@@ -30,13 +30,13 @@ static const struct cli_opt toep_table[] = {
 		       "the dataset to read (e.g. /bert/embeddings/pos:0); FILE.h5:/PATH too"),
 	CLI_OPT_INT("first", 0, toep_opts, first, "K", 2, MK_N_MAX, "128",
 		    "also fit the leading K x K block, K >= 2 (skipped, '-' or null, when K >= n)"),
-	CLI_OPT_FILE("png", 0, toep_opts, png, "P.png",
+	CLI_OPT_FILE("png", 0, toep_opts, png, "FILE.png",
 		     "heatmap of P (viridis; one pixel per entry up to n = 1024, block means beyond)"),
 	CLI_OPT_FILE("profile", 0, toep_opts, profile, "P.png",
 		     "plot (gnuplot) of the fitted profile t(d) with rows 0, n/4, n/2, 3n/4 of P "
 		     "aligned on the diagonal"),
 	CLI_OPT_FLAG("json", 0, toep_opts, json, "machine-readable output (an array for several files)"),
-	CLI_OPT_SIZE("max-memory", 0, toep_opts, max_memory, "S", "4G", "limit for the matrices held"),
+	CLI_OPT_SIZE("max-memory", 0, toep_opts, max_memory, "SIZE", "4G", "limit for the matrices held"),
 	CLI_OPT_END,
 };
 
@@ -325,7 +325,7 @@ static int toep_exec(void *opts, const cli_args *a)
 const struct mk_cmd mk_cmd_toeplitz = {
 	.name = "toeplitz",
 	.summary = "translation invariance of position embeddings (Toeplitz R^2)",
-	.synopsis = "FILE.h5[:/PATH]... [--dataset PATH] [--first K] [--png P.png]\n"
+	.synopsis = "FILE.h5[:/PATH]... [--dataset PATH] [--first K] [--png FILE.png]\n"
 		     " [--profile P.png] [--json]",
 	.opts = toep_table,
 	.opts_size = sizeof(toep_opts),

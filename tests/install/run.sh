@@ -188,6 +188,7 @@ completes 'maskkit compose --op a' and
 # --- no source tree in what is installed ----------------------------------------
 case " $cflags " in
 *" --coverage "*) echo "install: --coverage builds name their .gcda files: not checking for the source path" ;;
+*-fsanitize=*) echo "install: the sanitizers' reports name the compiler's source files: not checking for the source path" ;;
 *)
 	for f in "$mk" "$D$libdir/libmaskkit.so.0.0.0" "$D$libdir/libmaskkit.a"; do
 		for src in "$SRCDIR" "$(cd "$SRCDIR" && pwd -P)"; do

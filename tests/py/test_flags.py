@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The flag table of docs/flags.md against every command's --help.
 
-Each row of the table names a flag and the commands that take it.  A flag
-that two or more commands take must have a row; a row's commands must be
-exactly the commands whose --help lists the flag; and the commands must
-agree on whether it takes a value.  So the table cannot drift from the
+Each row of the table names a flag, its value's name and the commands that
+take it.  A flag that two or more commands take must have a row; a row's
+commands must be exactly the commands whose --help lists the flag; and the
+commands must name its value alike (a list, "NORM,...", counts as its
+item's name) and as the row does.  So the table cannot drift from the
 program, in either direction.
 """
 import os
@@ -31,7 +32,7 @@ def commands():
 
 
 def options(cmd):
-    """{flag: takes_value} from the options section of `maskkit CMD --help`."""
+    """{flag: value name or None} from the options section of `maskkit CMD --help`."""
     out = subprocess.run([MASKKIT, cmd, "--help"], capture_output=True, text=True).stdout
     opts, on = {}, False
     for line in out.splitlines():
@@ -42,19 +43,26 @@ def options(cmd):
             break
         m = OPT.match(line) if on else None
         if m:
-            opts["--" + m.group(2)] = m.group(3) is not None
+            opts["--" + m.group(2)] = m.group(3)
     return opts
 
 
 def table():
-    """{flag: set of commands} from docs/flags.md's rows: | `--flag ...` | ... | cmd, cmd |"""
+    """{flag: (value name or None, set of commands)} from docs/flags.md's rows:
+    | `--flag VALUE` | ... | cmd, cmd |"""
     rows = {}
     with open(os.path.join(SRCDIR, "docs", "flags.md"), encoding="utf-8") as f:
         for line in f:
-            m = re.match(r"^\|\s*`(?:-\w, )?(--[a-z0-9-]+)[^`]*`\s*\|.*\|\s*([^|]*?)\s*\|\s*$", line)
+            m = re.match(r"^\|\s*`(?:-\w, )?(--[a-z0-9-]+)(?: (\S+))?`\s*\|.*\|\s*([^|]*?)\s*\|\s*$",
+                         line)
             if m:
-                rows[m.group(1)] = {c.strip() for c in m.group(2).split(",") if c.strip()}
+                rows[m.group(1)] = (m.group(2), {c.strip() for c in m.group(3).split(",") if c.strip()})
     return rows
+
+
+def item(meta):
+    """A list's value name is its item's: NORM,... is NORM."""
+    return meta[:-4] if meta and meta.endswith(",...") else meta
 
 
 def main():
@@ -77,10 +85,13 @@ def main():
     for flag, cs in sorted(takers.items()):
         if len(cs) >= 2 and flag not in rows:
             bad.append(f"{flag}: taken by {', '.join(sorted(cs))} but not in docs/flags.md")
-        kinds = {by_cmd[c][flag] for c in cs}
-        if len(kinds) > 1:
-            bad.append(f"{flag}: takes a value in some commands and not in others")
-    for flag, cs in sorted(rows.items()):
+        metas = {item(by_cmd[c][flag]) for c in cs}
+        if len(metas) > 1:
+            names = ", ".join(f"{c}: {by_cmd[c][flag]}" for c in sorted(cs))
+            bad.append(f"{flag}: the commands name its value differently ({names})")
+        elif flag in rows and item(rows[flag][0]) not in metas:
+            bad.append(f"{flag}: docs/flags.md names its value {rows[flag][0]}, --help {metas.pop()}")
+    for flag, (_, cs) in sorted(rows.items()):
         have = takers.get(flag, set())
         if cs != have:
             extra, missing = cs - have, have - cs
