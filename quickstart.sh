@@ -12,7 +12,7 @@ mode=${1:-run}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 PKGS=(build-essential autoconf automake libtool pkg-config
-      libcjson-dev libpng-dev libhdf5-dev hdf5-tools check
+      libcjson-dev libpng-dev libutf8proc-dev libhdf5-dev hdf5-tools check
       libopenblas-dev libgsl-dev gnuplot-nox libcmark-gfm-dev libcmark-gfm-extensions-dev
       python3 python3-numpy python3-h5py time
       libopenmpi-dev libhdf5-openmpi-dev openmpi-bin

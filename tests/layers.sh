@@ -3,12 +3,12 @@
 # Every `#include "..."` in src/, patterns/, analysis/ and include/maskkit/ is
 # resolved as the compiler resolves it: the including file's own folder first,
 # then the -I list of Makefile.am (include/maskkit, src/core, src/io, src/attn,
-# src/plot, src/par, patterns, analysis; the program adds src/cli, src/report).
+# src/plot, src/par, patterns, analysis, src/model; the program adds src/cli, src/report).
 # A header found nowhere in the tree (config.h, made by configure) belongs to
 # no layer.  The rules:
-#   - library folders (src/core, src/io, src/attn, src/plot, src/par,
+#   - library folders (src/core, src/io, src/attn, src/plot, src/par, src/model,
 #     patterns, analysis) include no header of src/cli or src/report;
-#   - src/core includes no header of src/io, src/attn, src/plot, src/par;
+#   - src/core includes no header of src/io, src/attn, src/plot, src/par, src/model;
 #   - patterns/ includes no header of src/io or src/plot;
 #   - include/maskkit/ headers include only system headers (<...>) and other
 #     include/maskkit/ headers.
@@ -18,8 +18,8 @@
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$SRCDIR" || exit 1
 
-SEARCH="include/maskkit src/core src/io src/attn src/plot src/par patterns analysis src/cli src/report"
-LIBRARY="src/core src/io src/attn src/plot src/par patterns analysis"
+SEARCH="include/maskkit src/core src/io src/attn src/plot src/par patterns analysis src/model src/cli src/report"
+LIBRARY="src/core src/io src/attn src/plot src/par patterns analysis src/model"
 
 # The folder (relative to SRCDIR) of the header `hdr` included from folder
 # `dir`, or nothing when the tree does not hold it.
@@ -51,7 +51,7 @@ rule() {
 		done ;;
 	esac
 	case $1 in src/core | src/core/*)
-		case $2 in src/io* | src/attn* | src/plot* | src/par*)
+		case $2 in src/io* | src/attn* | src/plot* | src/par* | src/model*)
 			echo "src/core includes no header of the layers above it"; return ;;
 		esac ;;
 	esac

@@ -20,6 +20,7 @@
  *   explain.h   explaining away: column sums, queries and keys, toy models
  *   sweep.h     sweeps: what a mask costs, measured and checked
  *   par.h       maskkit across MPI ranks
+ *   model.h     HuggingFace models: config.json, WordPiece tokens, a BERT encoder
  */
 #ifndef MK_MASKKIT_H
 #define MK_MASKKIT_H
@@ -37,5 +38,6 @@
 #include "explain.h"
 #include "sweep.h"
 #include "par.h"
+#include "model.h"
 
 #endif /* MK_MASKKIT_H */

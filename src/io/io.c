@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,50 @@ int mk_input_check(const char *path)
 	int ret = mk_input_open(path, &f);
 	if (ret == MK_OK)
 		fclose(f);
+	return ret;
+}
+
+int mk_text_read(const char *path, uint64_t max_bytes, const char *what, char **text,
+		 size_t *len)
+{
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	*text = NULL;
+	*len = 0;
+	if ((ret = mk_input_open(path, (void **)&f)))
+		return ret;
+	if (fstat(fileno(f), &st) != 0) {
+		ret = mk_error_errno(errno, "'%s'", path);
+		goto cleanup;
+	}
+	if ((uint64_t)st.st_size > max_bytes) {
+		ret = mk_error_set(MK_EFORMAT, "'%s': %" PRIu64 " bytes, more than a %s may have "
+				   "(%" PRIu64 ")", path, (uint64_t)st.st_size, what, max_bytes);
+		goto cleanup;
+	}
+	if (!(*text = malloc((size_t)st.st_size + 1))) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	*len = fread(*text, 1, (size_t)st.st_size, f);
+	if (*len != (size_t)st.st_size) {
+		ret = mk_error_set(MK_ESYS, "'%s': read failed: %s", path,
+				   ferror(f) ? strerror(errno) : "file shrank while reading");
+		goto cleanup;
+	}
+	(*text)[*len] = '\0';
+	if (memchr(*text, '\0', *len))
+		ret = mk_error_set(MK_EFORMAT, "'%s': a NUL byte at offset %zu in a %s", path,
+				   (size_t)((char *)memchr(*text, '\0', *len) - *text), what);
+cleanup:
+	fclose(f);
+	if (ret) {
+		free(*text);
+		*text = NULL;
+		*len = 0;
+	}
 	return ret;
 }
 
