@@ -37,6 +37,30 @@ typedef struct mk_model_config {
  * size.  MK_EIO when the file cannot be read. */
 int mk_model_config_read(const char *path, mk_model_config *out);
 
+/* ---- WordPiece tokens (tokenizer.c) ---------------------------------------- */
+
+/* A BERT WordPiece tokenizer: vocabulary, unknown token, "##" continuation,
+ * lower-casing and accent stripping for uncased models, CJK characters as
+ * words, punctuation split off, [CLS] ... [SEP] around each text. */
+typedef struct mk_tokenizer mk_tokenizer;
+
+/* path: a model directory (its tokenizer.json, else vocab.txt with
+ * tokenizer_config.json's do_lower_case), or one of those files. */
+int mk_tokenizer_open(const char *path, mk_tokenizer **out);
+void mk_tokenizer_free(mk_tokenizer *t); /* NULL-safe */
+int64_t mk_tokenizer_vocab_size(const mk_tokenizer *t);
+const char *mk_tokenizer_token(const mk_tokenizer *t, int64_t id); /* NULL: no such id */
+
+/* Tokenises one text of len bytes of UTF-8 into ids: [CLS], the word
+ * pieces, [SEP], truncated to at most max_len ids (>= 2; [SEP] kept last).
+ * *n gets the ids written, *full (may be NULL) the count before truncation.
+ * ids must hold max_len entries.  Invalid UTF-8: MK_EFORMAT naming the byte
+ * offset. */
+int mk_tokenize(const mk_tokenizer *t, const char *text, size_t len, int64_t max_len,
+		int32_t *ids, int64_t *n, int64_t *full);
+
+/* ---- the encoder (see below; bert.c) ---------------------------------------- */
+
 #ifdef __cplusplus
 }
 #endif
