@@ -157,10 +157,44 @@ out:
 	return ret;
 }
 
+/* A config.json that disagrees with the tensors describes another model:
+ * its heads would be a guess too. */
+static int pos_check_config(const pos_ctx *x)
+{
+	const mk_model_config *c = mk_weights_config(x->w);
+	const mk_positional *p = x->out;
+	int64_t emb = c && c->embedding_size ? c->embedding_size : c ? c->hidden : 0;
+	bool shared = c && !strcmp(c->model_type, "albert"); /* layers share weights */
+
+	if (!c)
+		return MK_OK;
+	if (c->hidden && c->hidden != p->hidden)
+		return mk_error_set(MK_EFORMAT, "'%s': config.json has hidden_size %lld but query "
+				    "'%s' has %lld outputs", pos_file(x), (long long)c->hidden,
+				    p->used[MK_POS_QUERY], (long long)p->hidden);
+	if (emb && emb != p->e)
+		return mk_error_set(MK_EFORMAT, "'%s': config.json has %s %lld but position "
+				    "embeddings '%s' have size %lld", pos_file(x),
+				    c->embedding_size ? "embedding_size" : "hidden_size",
+				    (long long)emb, p->used[MK_POS_POSITION], (long long)p->e);
+	if (c->max_positions && c->max_positions != p->n)
+		return mk_error_set(MK_EFORMAT, "'%s': config.json has max_position_embeddings %lld "
+				    "but position embeddings '%s' have %lld rows", pos_file(x),
+				    (long long)c->max_positions, p->used[MK_POS_POSITION],
+				    (long long)p->n);
+	if (c->layers && p->layers && (shared ? p->layers > c->layers : p->layers != c->layers))
+		return mk_error_set(MK_EFORMAT, "'%s': config.json has num_hidden_layers %lld but "
+				    "the weights have query weights for %lld layer%s", pos_file(x),
+				    (long long)c->layers, (long long)p->layers, p->layers == 1 ? "" : "s");
+	return MK_OK;
+}
+
 static int pos_heads(pos_ctx *x)
 {
+	const mk_model_config *cfg = mk_weights_config(x->w);
 	mk_positional *p = x->out;
 	int64_t in, out, kin, kout;
+	int ret;
 
 	pos_in_out(x, MK_POS_QUERY, &in, &out);
 	pos_in_out(x, MK_POS_KEY, &kin, &kout);
@@ -170,10 +204,14 @@ static int pos_heads(pos_ctx *x)
 				    (long long)in, (long long)out, p->used[MK_POS_KEY],
 				    (long long)kin, (long long)kout);
 	p->hidden = out;
-	p->heads = x->o->heads ? x->o->heads : out / 64;
-	if (!x->o->heads && (p->heads < 1 || out % 64))
-		return mk_error_set(MK_EINVAL, "'%s': %lld query dimensions do not make heads of "
-				    "the default size 64 (give --heads)", pos_file(x), (long long)out);
+	if ((ret = pos_check_config(x)))
+		return ret;
+	p->heads = x->o->heads ? x->o->heads : cfg ? cfg->heads : 0;
+	/* the shape never decides: 768 dimensions are 12 heads of 64 or 6 of 128 */
+	if (!p->heads)
+		return mk_error_set(MK_EINVAL, "'%s': the number of heads is not known (no "
+				    "config.json with num_attention_heads); give --heads",
+				    pos_file(x));
 	if (out % p->heads)
 		return mk_error_set(MK_EINVAL, "'%s': %lld heads do not divide the %lld query "
 				    "dimensions", pos_file(x), (long long)p->heads, (long long)out);

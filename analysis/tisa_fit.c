@@ -52,6 +52,8 @@
 #define TISA_U_MAX 40.0
 #define TISA_XTOL 1e-10
 #define TISA_GTOL 1e-12
+/* a kernel whose |a| is below this fraction of max |t| (about) is unused */
+#define TISA_A_VISIBLE 1e-6
 
 /* The profile as the fit sees it. */
 struct tisa_data {
@@ -391,6 +393,7 @@ static int tisa_search(const struct tisa_data *dd, double *r, double *best, mk_t
 	}
 	memcpy(best, win->p, 3 * (size_t)dd->kernels * sizeof *best);
 	out->iterations = win->iters;
+	out->capped = !win->done;
 	return MK_OK;
 }
 
@@ -502,6 +505,17 @@ static void tisa_flat(const struct tisa_data *dd, int64_t d0, double value, mk_t
 	}
 }
 
+/* Kernels of visible amplitude centred outside the data: a trend there,
+ * whose c and b mean little on their own (only b c is pinned down). */
+static int tisa_outside(const struct tisa_data *dd, int64_t d0, const mk_tisa *out)
+{
+	int k = 0;
+	for (int s = 0; s < out->kernels; s++)
+		k += fabs(out->a[s]) * dd->tscale > TISA_A_VISIBLE &&
+		     (out->c[s] < (double)d0 || out->c[s] > (double)d0 + (double)(dd->m - 1));
+	return k;
+}
+
 int mk_tisa_fit(const double *profile, const double *w, int64_t m, int64_t d0, int kernels,
 		mk_tisa *out)
 {
@@ -537,6 +551,7 @@ int mk_tisa_fit(const double *profile, const double *w, int64_t m, int64_t d0, i
 		tisa_score(&dd, d0, out);
 		out->r2 = 0;
 	}
+	out->outside = tisa_outside(&dd, d0, out);
 	free(buf);
 	return ret;
 }

@@ -6,24 +6,30 @@
 #      positions, with a heatmap of P and its fitted profile;
 #   2. the positional attention term of layer 0, per head, its Toeplitz R^2
 #      and a 2-kernel TISA fit, with heatmaps and the fitted profiles.
-#   MASKKIT=build/maskkit examples/position_analysis.sh [OUTDIR] [MODEL.h5]
+#   MASKKIT=build/maskkit examples/position_analysis.sh [OUTDIR] [MODEL]
+# MODEL: a HuggingFace model directory (its config.json gives the heads), a
+# .safetensors or an HDF5 file; HEADS=H gives the heads of a model without
+# config.json.
 set -eu
 mk=${MASKKIT:-maskkit}
 py=${PYTHON:-python3}
 here=$(dirname "$0")
 out=${1:-out/position}
 model=${2:-}
+heads=${HEADS:-}
 mkdir -p "$out"
 if [ -z "$model" ]; then
 	model=$out/synthetic_tf_model.h5
-	"$py" "$here/make_tf_model.py" "$model"
-	echo "wrote $model (synthetic, HuggingFace TF layout)"
+	heads=4
+	"$py" "$here/make_tf_model.py" "$model" --heads "$heads"
+	echo "wrote $model (synthetic, HuggingFace TF layout, $heads heads)"
 fi
 echo
 echo "== translation invariance of the position embeddings"
 "$mk" toeplitz "$model" --first 128 --png "$out/P.png" --profile "$out/P_profile.png"
 echo
 echo "== positional attention term of layer 0 (TISA fit, 2 kernels per head)"
-"$mk" positional "$model" --layer 0 --fit 2 --png "$out/heads.png" --profile "$out/heads_fit.png"
+"$mk" positional "$model" ${heads:+--heads "$heads"} --layer 0 --fit 2 --png "$out/heads.png" \
+	--profile "$out/heads_fit.png"
 echo
 echo "pictures: $out/P.png $out/P_profile.png $out/heads.png $out/heads_fit.png"

@@ -274,8 +274,8 @@ START_TEST(test_heads_must_divide)
 	mk_positional_opts o = {.heads = 3};
 	write_model(false, 1);
 	expect_error(&o, MK_EINVAL, "3 heads do not divide the 4");
-	o.heads = 0; /* default 64 per head: 4 dimensions are too few */
-	expect_error(&o, MK_EINVAL, "default size 64");
+	o.heads = 0; /* no config.json: the shape does not say */
+	expect_error(&o, MK_EINVAL, "give --heads");
 }
 END_TEST
 

@@ -208,16 +208,18 @@ END_TEST
 START_TEST(render_builtin_templates)
 {
 	static const char *const slots[] = {"header", "sparsebert-fig1", "sparsebert-table4",
-					    "aaa-fig1", "eq9", "tisa", "explain", "sweep"};
-	rp_section s[8];
+					    "aaa-fig1", "eq9", "tisa", "attention", "dam", "axis",
+					    "explain", "sweep"};
+	enum { NS = sizeof slots / sizeof *slots };
+	rp_section s[NS];
 	report r = {0};
 	char *md;
 
 	snprintf(r.out, sizeof r.out, "%s", dir);
-	for (int k = 0; k < 8; k++)
+	for (int k = 0; k < NS; k++)
 		s[k] = (rp_section){.slot = slots[k], .text = NULL};
 	s[4].text = strdup("EQ9-TEXT");
-	ck_assert_int_eq(rp_render(&r, s, 8), MK_OK);
+	ck_assert_int_eq(rp_render(&r, s, NS), MK_OK);
 	free(s[4].text);
 	snprintf(path, sizeof path, "%s/README.md", dir);
 	md = slurp(path);

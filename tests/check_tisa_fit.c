@@ -390,6 +390,53 @@ START_TEST(eval_matches_the_formula)
 }
 END_TEST
 
+/* A kernel inside the data, converged: neither flag. */
+START_TEST(interior_kernel_is_not_flagged)
+{
+	struct profile p = profile_new(512);
+	struct kernel k = {2.5, 1e-4, 37.5};
+	mk_tisa r;
+	profile_fill(&p, &k, 1);
+	fit(&p, p.w, 1, &r);
+	ck_assert(!r.capped);
+	ck_assert_int_eq(r.outside, 0);
+	profile_release(&p);
+}
+END_TEST
+
+/* A kernel centred beyond the last position: over the data only its rising
+ * flank is seen, and the fit recovers it there, outside the range. */
+START_TEST(kernel_beyond_the_data_is_a_trend)
+{
+	struct profile p = profile_new(256);
+	struct kernel k = {3.0, 2e-5, 600};
+	mk_tisa r;
+	profile_fill(&p, &k, 1);
+	fit(&p, p.w, 1, &r);
+	ck_assert_msg(r.r2 > 1 - 1e-6, "r2 %.15g", r.r2);
+	ck_assert_msg(r.c[0] > (double)(p.d0 + p.m - 1), "c = %g inside the data", r.c[0]);
+	ck_assert_int_eq(r.outside, 1);
+	profile_release(&p);
+}
+END_TEST
+
+/* An exponential is the limit of a kernel with c -> -inf, b -> 0 and b c
+ * fixed: the fit follows it without end and stops at the iteration cap. */
+START_TEST(exponential_trend_hits_the_cap)
+{
+	struct profile p = profile_new(128);
+	mk_tisa r;
+	for (int64_t i = 0; i < p.m; i++)
+		p.t[i] = exp(-0.01 * (double)(p.d0 + i));
+	fit(&p, p.w, 1, &r);
+	ck_assert_msg(r.capped, "converged in %d iterations, c = %g, b = %g", r.iterations,
+		      r.c[0], r.b[0]);
+	ck_assert_int_eq(r.outside, 1);
+	ck_assert_msg(r.r2 > 0.999, "r2 %.15g", r.r2);
+	profile_release(&p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tisa_fit");
@@ -409,6 +456,9 @@ int main(void)
 	tcase_add_test(tc, accepts_three_points_per_kernel);
 	tcase_add_test(tc, rejects_bad_arguments);
 	tcase_add_test(tc, eval_matches_the_formula);
+	tcase_add_test(tc, interior_kernel_is_not_flagged);
+	tcase_add_test(tc, kernel_beyond_the_data_is_a_trend);
+	tcase_add_test(tc, exponential_trend_hits_the_cap);
 	suite_add_tcase(s, tc);
 	return mk_test_main(s);
 }

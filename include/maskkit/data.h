@@ -66,7 +66,7 @@ typedef struct mk_dataset_block {
 } mk_dataset_block;
 
 /* Opens a data set.  The data is o->dataset, else the dataset "masks",
- * "mask", "attentions", "attention" or "probs" (first found), else the only
+ * "mask", "attentions", "attention", "attn" or "probs" (first found), else the only
  * dataset of rank 2 to 5 other than the lengths.  Errors (MK_EFORMAT unless
  * said): the file missing (MK_EIO) or not HDF5, no or several candidates, a
  * rank outside 2..5 or not matching `axes`, non-square last two axes, an
@@ -262,6 +262,28 @@ void mk_attn_summary_release(mk_attn_summary *r);
  * empty summary. */
 int mk_attn_summary_dataset(mk_dataset *d, uint64_t max_memory, mk_progress_fn progress,
 			    void *parg, mk_attn_summary *out);
+
+/* ---- inputs derived from attention (analysis/attn_derive.c) ---------------- */
+
+/* The mean attention map of every (layer, head) over the samples at least m
+ * tokens long, on their leading m x m block (positions 0..m-1: [CLS] and the
+ * first words), an importance matrix in the manner of SparseBERT's DAM, which
+ * learns one mask per head for all inputs.  *out: [layers, heads, m, m]
+ * doubles (free()), *used the samples averaged.  MK_EINVAL when no sample is
+ * m long or d holds masks. */
+int mk_attn_mean_map(mk_dataset *d, int64_t m, uint64_t max_memory, mk_progress_fn progress,
+		     void *parg, double **out, int64_t *used);
+
+/* Row and column indicators read off attention, in the manner of Adaptive
+ * Axis Attention (which learns them): for each sample, layer, head and real
+ * token t of the sample's N_i, col = 1 when the attention t receives, averaged
+ * over the real queries, is at least col_factor / N_i (col_factor times a
+ * uniform share: a key most queries look at), row = 1 when t's attention row
+ * has entropy at least row_entropy * ln N_i (a query that looks everywhere).
+ * *rows, *cols: [samples, layers, heads, N] uint8, 0 past N_i (free()). */
+int mk_attn_indicators(mk_dataset *d, double col_factor, double row_entropy,
+		       uint64_t max_memory, mk_progress_fn progress, void *parg, uint8_t **rows,
+		       uint8_t **cols);
 
 /* ---- adaptive axis masks (analysis/axis.c) ---------------------------------- */
 

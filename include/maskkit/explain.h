@@ -82,6 +82,11 @@ int mk_qk_adopt(mk_tensor *q, mk_tensor *k, mk_qk *out);
  * d] when tf) and optional biases bq, bk [heads d], projected for `heads`
  * heads (needed then; else 0, or the count q and k hold). */
 int mk_qk_read(const char *spec, int64_t heads, bool tf, uint64_t max_memory, mk_qk *out);
+/* Sample `sample` (0-based) of "FILE.h5:/group" holding q and k [samples,
+ * heads, N, dk] (as maskkit encode --qk writes /qk/layer_L), cut to the
+ * sample's length from the file's /lengths (all N rows when it has none).
+ * MK_EINVAL for a sample out of range, MK_EFORMAT for another shape. */
+int mk_qk_read_sample(const char *spec, int64_t sample, uint64_t max_memory, mk_qk *out);
 /* Entries drawn from N(0, scale^2), a stream per (tensor, head). */
 int mk_qk_random(int64_t heads, int64_t n, int64_t d, double scale, uint64_t seed,
 		 uint64_t max_memory, mk_qk *out);

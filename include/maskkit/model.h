@@ -59,7 +59,171 @@ const char *mk_tokenizer_token(const mk_tokenizer *t, int64_t id); /* NULL: no s
 int mk_tokenize(const mk_tokenizer *t, const char *text, size_t len, int64_t max_len,
 		int32_t *ids, int64_t *n, int64_t *full);
 
-/* ---- the encoder (see below; bert.c) ---------------------------------------- */
+/* The id of a token spelled exactly (len bytes, no normalisation), or -1. */
+int64_t mk_tokenizer_lookup(const mk_tokenizer *t, const char *token, size_t len);
+/* The ids of the special tokens; -1 where the vocabulary has none ([PAD] is
+ * optional, the others always exist in an opened tokenizer). */
+typedef struct mk_tokenizer_specials {
+	int32_t cls, sep, unk, pad, mask;
+} mk_tokenizer_specials;
+void mk_tokenizer_get_specials(const mk_tokenizer *t, mk_tokenizer_specials *out);
+
+/* ---- text inputs (text.c): the lines of a --text FILE ----------------------- */
+
+/* The texts of a file: its non-blank lines, or its sentences. */
+typedef struct mk_text_lines {
+	char *buf;        /* owned: the texts, each NUL-terminated */
+	const char **text; /* text[k]: the k-th line or sentence (no '\n', no final '\r') */
+	size_t *len;      /* its length in bytes */
+	int64_t *lineno;  /* the 1-based line of the file it starts on */
+	int64_t count;
+	int64_t lines;    /* lines in the file */
+	int64_t blank;    /* blank lines (empty, or spaces and tabs only): skipped */
+} mk_text_lines;
+
+/* Reads path (at most max_bytes) as UTF-8 text.  Without sentences: one
+ * text per non-blank line, the final '\r' of a CRLF line removed.  With
+ * sentences: the lines of each paragraph (runs of non-blank lines) joined by
+ * one space, each line's leading and trailing spaces and tabs dropped, and
+ * split after '.', '?' or '!' (and any closing quotes and brackets after it)
+ * followed by whitespace and then an upper-case letter, a digit, a quote or
+ * '(' -- a simple rule that also splits after "e.g. The" or "Mr. Smith".
+ * MK_EFORMAT for invalid UTF-8 (naming the line and the byte) and for a
+ * file with no non-blank line; MK_EIO when it cannot be read. */
+int mk_text_lines_read(const char *path, uint64_t max_bytes, bool sentences,
+		       mk_text_lines *out);
+void mk_text_lines_release(mk_text_lines *l);
+
+/* ---- the encoder (encoder_load.c, encoder.c, encode.c, encode_h5.c) ---------- */
+
+/*
+ * A BERT-family encoder (BERT, RoBERTa, MiniLM and the like: model_type
+ * "bert", "roberta", "xlm-roberta", "camembert") run forward in float32 on
+ * the CPU, keeping each layer's attention probabilities.  Refused: ALBERT
+ * (shared layers, projected embeddings), an embedding_size other than the
+ * hidden size, position embeddings other than "absolute", activations other
+ * than gelu, gelu_new, gelu_pytorch_tanh and relu.
+ */
+typedef struct mk_encoder mk_encoder;
+struct mk_weights;
+
+/* Loads the weights by role from w, named as HuggingFace PyTorch checkpoints
+ * name them ("embeddings.word_embeddings.weight",
+ * "encoder.layer.0.attention.self.query.weight", [out, in]) or as TF/Keras
+ * ones ("bert/encoder/layer_0/attention/self/query/kernel", ".../layer_._0/
+ * .../kernel:0", [in, out]; LayerNorm "gamma"/"beta"), under any one prefix
+ * ("bert.", "roberta.", "bert/tf_bert_model/bert/", none).  Each role must
+ * match exactly one dataset and have the shape c gives (hidden, heads,
+ * intermediate, layers, vocabulary, positions); a missing, duplicated or
+ * misshapen tensor is an MK_EFORMAT error naming it.  max_memory bounds the
+ * weights held (0: MK_DEFAULT_MAX_MEMORY). */
+int mk_encoder_load(struct mk_weights *w, const mk_model_config *c, uint64_t max_memory,
+		    mk_encoder **out);
+void mk_encoder_free(mk_encoder *e); /* NULL-safe */
+const mk_model_config *mk_encoder_config(const mk_encoder *e);
+/* The longest input, in tokens: the position embeddings less RoBERTa's
+ * offset of pad_token_id + 1. */
+int64_t mk_encoder_max_len(const mk_encoder *e);
+/* "torch" or "tf": how the checkpoint named its tensors. */
+const char *mk_encoder_naming(const mk_encoder *e);
+
+/* Restricts attention to a mask: spec is a mask expression (expr.h) bound,
+ * with seed, at each sentence's length.  Masked-out entries get
+ * probability 0; a query row the mask leaves with no key gets probabilities
+ * 0 and a zero attention output (as the attention engine does).  NULL:
+ * full attention.  MK_EINVAL for an expression that does not parse. */
+int mk_encoder_set_mask(mk_encoder *e, const char *spec, uint64_t seed);
+
+/* One layer of a batch, as mk_encoder_forward hands it over. */
+typedef struct mk_encoder_layer {
+	int64_t layer, count, heads, dk, hidden;
+	const int64_t *len;  /* count: each sentence's length */
+	const int64_t *off;  /* count: its first token's row in qkv */
+	const int64_t *poff; /* count: where its probabilities start in p */
+	/* sentence s, head h: the len x len probabilities (row i: query i) at
+	 * p + poff[s] + h * len[s] * len[s] */
+	const float *p;
+	/* [tokens, 3 hidden]: each token's query (bias included, not yet scaled
+	 * by 1/sqrt(dk)), key and value; head h's query at columns [h dk, (h+1) dk),
+	 * its key hidden further, its value 2 hidden further */
+	const float *qkv;
+} mk_encoder_layer;
+
+typedef struct mk_encoder_batch {
+	int64_t count;       /* sentences */
+	const int32_t *ids;  /* sentence s's ids at ids + s * stride */
+	int64_t stride;
+	const int64_t *len;  /* each in [1, mk_encoder_max_len] */
+	/* called after each layer's attention (NULL: none); a non-zero return
+	 * stops the pass and is returned */
+	int (*layer)(void *arg, const mk_encoder_layer *x);
+	void *arg;
+	float *hidden;       /* NULL, or [tokens, hidden]: the last layer's output */
+} mk_encoder_batch;
+
+/* Seconds spent so far, by step. */
+typedef struct mk_encoder_times {
+	double embed;     /* embeddings and their LayerNorm */
+	double linear;    /* the projections: Q/K/V, attention output, FFN (sgemm) */
+	double attention; /* scores, softmax, P V (per sentence and head) */
+	double norm;      /* residuals, LayerNorms, the activation */
+	double callback;  /* the layer callback (writing, for maskkit encode) */
+} mk_encoder_times;
+void mk_encoder_get_times(const mk_encoder *e, mk_encoder_times *out);
+
+/* Runs the batch forward: the sentences' tokens concatenated (no padding)
+ * for the projections, attention per sentence and head at its own length
+ * (OpenMP).  Token type 0 everywhere.  MK_EINVAL for a bad length or id,
+ * MK_ENOMEM, MK_ERANGE beyond the encoder's max_memory. */
+int mk_encoder_forward(mk_encoder *e, const mk_encoder_batch *b);
+
+/* ---- maskkit encode: attention maps of a text into HDF5 (encode.c) -------- */
+
+/* Samples of token ids, [samples, n] int32 zero-padded, with each length. */
+typedef struct mk_encode_ids {
+	int32_t *ids;
+	int64_t *len;
+	int64_t samples, n;
+	int64_t tokens;    /* sum of the lengths */
+	int64_t truncated; /* samples cut at max_len */
+} mk_encode_ids;
+void mk_encode_ids_release(mk_encode_ids *x);
+
+/* The texts tokenised (at most limit of them; 0: all), each truncated to
+ * max_len tokens; n is the longest. */
+int mk_encode_tokenize(const mk_tokenizer *t, const mk_text_lines *texts, int64_t max_len,
+		       int64_t limit, uint64_t max_memory, mk_encode_ids *out);
+/* A file of token ids, one sample a line, separated by white space (blank
+ * lines skipped); each id in [0, vocab); a line longer than max_len keeps
+ * its first max_len ids.  MK_EFORMAT naming the line. */
+int mk_encode_ids_read(const char *path, int64_t vocab, int64_t max_len, int64_t limit,
+		       uint64_t max_memory, mk_encode_ids *out);
+
+typedef struct mk_encode_opts {
+	int64_t batch;       /* sentences per forward pass */
+	int64_t max_len;     /* recorded in the file */
+	bool qk;             /* also write /qk/layer_L/{q,k} */
+	const char *model, *text; /* recorded in the file */
+	void (*progress)(int64_t done, int64_t total, double seconds, void *arg);
+	void *progress_arg;
+} mk_encode_opts;
+
+typedef struct mk_encode_result {
+	double seconds, write_seconds;
+	mk_encoder_times times;
+} mk_encode_result;
+
+/* Runs the samples through e batch by batch and writes, through a temporary
+ * file renamed over path at the end (nothing left on failure):
+ *   /attn     float32 [samples, layers, heads, n, n], sample i's
+ *             probabilities in its top-left len_i x len_i, zeros elsewhere;
+ *             chunks of one (sample, layer), shuffle + deflate level 1
+ *   /lengths  int64 [samples]; /ids int32 [samples, n]
+ *   /qk/layer_L/q, /qk/layer_L/k  float32 [samples, heads, n, dk] with qk
+ * and the root attributes model, model_type, text (fixed-length strings),
+ * layers, heads, max_len, truncated. */
+int mk_encode_write(mk_encoder *e, const mk_encode_ids *x, const mk_encode_opts *o,
+		    const char *path, mk_encode_result *r);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #define MK_WEIGHTS_H
 
 #include "core.h"
+#include "model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,32 +30,62 @@ void mk_matrix_release(mk_matrix *m); /* frees data, zeroes *m; NULL-safe */
 /* P = E E^T in double precision (cblas_dsyrk), full and symmetric. */
 int mk_matrix_gram(const mk_matrix *e, uint64_t max_memory, mk_matrix *p);
 
-/* ---- weights in HDF5 files (weights.c) ----------------------------------- */
+/* ---- trained weights (weights_open.c, weights.c, weights_st.c) ----------- */
 
-typedef struct mk_weights mk_weights; /* an HDF5 file open for reading */
+/* Weights open for reading, from any of:
+ *  - a HuggingFace model directory: config.json and model.safetensors, or
+ *    model.safetensors.index.json and the shards it names (plain file names
+ *    in the directory), or tf_model.h5;
+ *  - a .safetensors file (config.json beside it is read when present);
+ *  - an HDF5 file (Keras/TensorFlow checkpoints, h5py dumps of PyTorch
+ *    state dicts; config.json beside a tf_model.h5 is read when present);
+ *  - a .npy file holding one 2-D float array (a bare E_P, n x d).
+ * Names are paths from a root '/': HDF5 datasets as HDF5 has them
+ * ("/bert/embeddings/position_embeddings/embeddings:0"), safetensors
+ * tensors as '/' + the tensor's name
+ * ("/embeddings.position_embeddings.weight",
+ * "/bert.encoder.layer.0.attention.self.query.weight"), and an .npy file's
+ * one array "/".  PyTorch pickles (.bin, .pt, .pth, pytorch_model.bin) are
+ * refused with a one-line recipe for converting them to safetensors.
+ * Errors: MK_EIO when the path cannot be read, MK_EFORMAT (naming the file
+ * and, for safetensors, the tensor) for a damaged or unknown file, a
+ * config.json that cannot be read. */
+typedef struct mk_weights mk_weights;
 
 int mk_weights_open(const char *path, mk_weights **out);
 void mk_weights_close(mk_weights *w); /* NULL-safe */
-const char *mk_weights_file(const mk_weights *w);
+const char *mk_weights_file(const mk_weights *w); /* the path given to open */
+/* The model's config.json (see mk_weights_open), or NULL when there is none. */
+const mk_model_config *mk_weights_config(const mk_weights *w);
 
-/* Every dataset of the given rank (0 = any rank) whose path (with its
+/* Every dataset of the given rank (0 = any rank) whose name (with its
  * leading '/') contains all of the NULL-terminated needles; *out is a
- * NULL-terminated array sorted by path, freed with mk_weights_list_free. */
+ * NULL-terminated array sorted by name, freed with mk_weights_list_free. */
 int mk_weights_list(mk_weights *w, int rank, const char *const *needles, char ***out,
 		    size_t *count);
 void mk_weights_list_free(char **list);
 
-/* The one 2-D dataset whose path contains needle.  None or several: an
+/* The one 2-D dataset whose name contains needle.  None or several: an
  * MK_EFORMAT error naming `what` and listing the candidates (the matches,
- * or every 2-D dataset when nothing matched). */
+ * or every 2-D dataset when nothing matched).  An .npy file's one array
+ * answers every needle. */
 int mk_weights_find(mk_weights *w, const char *needle, const char *what, char **path);
 
 /* Reads a dataset of rank 1 (into a 1 x len matrix) or 2 of any float
- * (float16/32/64) or integer type into doubles.  Errors (MK_EFORMAT) name
- * the file and dataset: a missing dataset, another rank than `rank`, an
- * empty one, a non-numeric type, NaN or Inf (with the first bad element). */
+ * (float16, bfloat16, float32/64) or integer type into doubles.  Errors
+ * (MK_EFORMAT) name the file and dataset: a missing dataset, another rank
+ * than `rank`, an empty one, a non-numeric type, NaN or Inf (with the first
+ * bad element). */
 int mk_weights_read(mk_weights *w, const char *dataset, int rank, uint64_t max_memory,
 		    mk_matrix *out);
+
+/* Reads a dataset of rank 1 to 4 as float32 without a double copy: *out
+ * (malloc'd, row-major, freed with free()) holds dims[0] x .. x
+ * dims[*rank - 1] floats.  The same errors as mk_weights_read, and
+ * MK_EFORMAT for a float64 value beyond float32's range; max_memory bounds
+ * *out (0 = MK_DEFAULT_MAX_MEMORY). */
+int mk_weights_read_f32(mk_weights *w, const char *name, uint64_t max_memory, float **out,
+			int *rank, int64_t dims[4]);
 
 /* ---- Toeplitz analysis (analysis/toeplitz.c) ------------------------------ */
 
@@ -88,6 +119,10 @@ typedef struct mk_tisa {
 	double wrss;    /* sum_d w_d (t_d - f(d))^2 */
 	int starts;     /* starting points tried */
 	int iterations; /* of the winning start */
+	bool capped;    /* the winning start stopped at the iteration cap, not
+			 * converged: theta may still be improvable */
+	int outside;    /* "trend" kernels: centre c outside [d0, d0 + m - 1]
+			 * with a visible amplitude (see mk_tisa_fit) */
 } mk_tisa;
 
 /* Fits S = kernels (1..MK_TISA_MAX_KERNELS) kernels to profile[0..m-1] at
@@ -96,7 +131,10 @@ typedef struct mk_tisa {
  * the best.  b is reported as |b|; kernels come ordered by centre c; r2 is
  * never negative; unused kernels have a ~ 0.  A flat profile is fitted
  * exactly without a search (starts = iterations = 0).  A kernel may settle
- * far outside the data with a tiny b: there it acts as a smooth trend. */
+ * far outside the data with a tiny b: there it acts as a smooth trend over
+ * the range, not a local bump; `outside` counts them (kernels whose a is
+ * below 1e-6 of max |profile| are not counted).  `capped` says the best
+ * start ran out of iterations before it converged. */
 int mk_tisa_fit(const double *profile, const double *w, int64_t m, int64_t d0, int kernels,
 		mk_tisa *out);
 double mk_tisa_eval(const mk_tisa *t, double d);
@@ -116,7 +154,7 @@ enum {
 
 typedef struct mk_positional_opts {
 	int64_t layer;     /* 0-based */
-	int64_t heads;     /* 0: hidden size / 64 */
+	int64_t heads;     /* 0: config.json's num_attention_heads, else an error */
 	bool no_bias;      /* leave the query and key biases out */
 	mk_layout layout;
 	/* dataset paths by role (MK_POS_*); NULL: searched for by name */

@@ -28,6 +28,9 @@ struct mk_cmd {
 extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_patterns,
 	mk_cmd_toeplitz, mk_cmd_positional, mk_cmd_attn, mk_cmd_sweep, mk_cmd_prune,
 	mk_cmd_attn_stats, mk_cmd_axis, mk_cmd_explain, mk_cmd_report;
+extern const struct mk_cmd mk_cmd_tokenize;
+extern const struct mk_cmd mk_cmd_attn_derive;
+extern const struct mk_cmd mk_cmd_encode;
 
 enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
 
@@ -102,6 +105,12 @@ int cli_output_name(const char *pattern, const char *input, char **out);
 /* MK_EIO unless path's directory exists and is writable: for outputs
  * written only after long work, checked before it starts. */
 int cli_check_output_dir(const char *path);
+/* MK_EINVAL naming opt when out is an existing file that is also one of the
+ * n inputs, or one of the files of the model (a directory's config.json,
+ * tokenizer, weights and shards; a weights file and those beside it),
+ * compared by device and inode, so under any spelling. */
+int cli_output_not_input(const char *opt, const char *out, const char *const *inputs, int n,
+			 const char *model);
 /* A --mask expression (or file) bound at the tensors' n: MK_EINVAL when
  * its files fix another n. */
 int cli_bind_mask(const char *spec, const mk_bind_opts *bind, int64_t n, mk_expr **e);

@@ -462,9 +462,9 @@ const struct mk_cmd mk_cmd_attn_stats = {
 "in JSON).  Sums are in double and do not depend on the number of threads.\n",
 	.notes =
 "The probabilities are FILE.h5:/PATH's dataset, or --dataset's, else the\n"
-"first of 'masks', 'mask', 'attentions', 'attention' and 'probs', else the\n"
-"only dataset of rank 2 to 5 besides the lengths.  --csv FILE writes the CSV\n"
-"and still prints the table (or --json); --csv - prints the CSV instead.\n"
+"first of 'masks', 'mask', 'attentions', 'attention', 'attn' and 'probs', else\n"
+"the only dataset of rank 2 to 5 besides the lengths.  --csv FILE writes the\n"
+"CSV and still prints the table (or --json); --csv - prints the CSV instead.\n"
 "\n"
 "Under mpirun/srun (a build with MPI) the ranks share the (sample, layer)\n"
 "blocks; each block is summed from zero and rank 0 adds the blocks in order,\n"

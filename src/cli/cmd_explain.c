@@ -127,6 +127,9 @@ static const struct cli_opt ex_table[] = {
 	CLI_OPT_STRING("k", 0, ex_opts, kspec, "K", "K from a tensor file, with --q"),
 	CLI_OPT_INT("heads", 0, ex_opts, heads, "H", 1, 1 << 16, NULL,
 		    "heads of x/wq/wk (needed there); heads of --random (default 1)"),
+	CLI_OPT_INT("sample", 0, ex_opts, sample, "K", 0, INT64_MAX / 2, NULL,
+		    "INPUT's q and k are [samples, heads, N, dk] (maskkit encode --qk): take sample "
+		    "K (0-based), cut to its length in the file's /lengths"),
 	CLI_OPT_CALL("linear", 0, explain_opt_linear, "torch|tf", "torch",
 		     "wq/wk stored [heads*d, D] as PyTorch's Linear or [D, heads*d] as Keras"),
 	CLI_OPT_STRING("mask", 0, ex_opts, mask, "EXPR",
@@ -182,7 +185,7 @@ static const struct cli_opt ex_table[] = {
 
 /* Which options belong to one mode only (the others: to both). */
 static const char *const ex_input_only[] = {
-	"random", "q", "k", "heads", "linear", "mask", "norm", "eps", "sinkhorn-trace", "bins",
+	"random", "q", "k", "heads", "sample", "linear", "mask", "norm", "eps", "sinkhorn-trace", "bins",
 	"hist-csv", "tile", "max-memory", "progress", NULL};
 static const char *const ex_toy_only[] = {"score", "steps", "sd", "a", "r", "sizes", NULL};
 static const char *const ex_collapse_only[] = {"steps", "sd", "seed", NULL};
@@ -253,6 +256,11 @@ static int explain_check_opts(const ex_opts *o, int nargs)
 		return cli_usage_error(c, "--q and --k go together");
 	if (o->linear && !nargs)
 		return cli_usage_error(c, "--linear applies to an INPUT holding x, wq and wk");
+	if (o->has_sample && !nargs)
+		return cli_usage_error(c, "--sample applies to an INPUT holding q and k [samples, "
+				       "heads, N, dk]");
+	if (o->has_sample && o->linear)
+		return cli_usage_error(c, "--sample takes q and k, not x, wq and wk (no --linear)");
 	for (size_t a = 0; a < 4; a++)
 		for (size_t b = a + 1; b < 4; b++)
 			if (outs[a] && outs[b] && !strcmp(outs[a], outs[b]))
@@ -297,6 +305,13 @@ static int explain_load(const ex_opts *o, mk_qk *qk)
 	if (o->input && mk_tensor_format(o->input) == MK_FMT_NPY)
 		return mk_error_set(MK_EINVAL, "INPUT '%s' is a .npy file: give Q and K as --q Q.npy "
 				    "--k K.npy", o->input);
+	if (o->input && o->has_sample) {
+		if ((ret = mk_qk_read_sample(o->input, o->sample, mem, qk)) == MK_OK && o->heads &&
+		    o->heads != qk->heads)
+			ret = mk_error_set(MK_EINVAL, "--heads %" PRId64 " but q and k hold %" PRId64
+					   " heads", o->heads, qk->heads);
+		return ret;
+	}
 	if (o->input)
 		return mk_qk_read(o->input, o->heads, o->tf, mem, qk);
 	if ((ret = mk_tensor_read(o->qspec, mem, &q)) || (ret = mk_tensor_read(o->kspec, mem, &k)) ||
@@ -388,6 +403,7 @@ static int explain_exec(void *opts, const cli_args *a)
 	if (o->toy.name)
 		return explain_toy_exec(o, a, cli_given(a, "seed"));
 	o->linear = cli_given(a, "linear");
+	o->has_sample = cli_given(a, "sample");
 	o->run.trace = (int)o->trace;
 	o->run.bins = (int)o->bins;
 	o->input = a->argc > 0 ? a->argv[0] : NULL;
@@ -420,7 +436,9 @@ const struct mk_cmd mk_cmd_explain = {
 "attention engine's passes stream over the queries, O(S) memory per head.\n"
 "\n"
 "Q and K come from one of: INPUT, FILE.h5 or FILE.h5:/group holding q and k\n"
-"([S, d], [heads, S, d] or [batch, heads, S, d]), or a layer's input x [S, D]\n"
+"([S, d], [heads, S, d] or [batch, heads, S, d]; with --sample K, sample K of\n"
+"[samples, heads, N, d] cut to its /lengths, as maskkit encode --qk writes\n"
+"them), or a layer's input x [S, D]\n"
 "with wq, wk (and biases bq, bk; --heads and --linear say how); --random;\n"
 "--q Q --k K.\n"
 "\n"
@@ -455,5 +473,6 @@ const struct mk_cmd mk_cmd_explain = {
 	.examples =
 "  maskkit explain --random 512,64,2 --mask local16 --png hist.png\n"
 "  maskkit explain attn.h5:/explain --heads 4 --linear tf --csv -\n"
+"  maskkit explain maps.h5:/qk/layer_2 --sample 0 --norm softmax,dnas --json\n"
 "  maskkit explain --toy collapse --steps 6 -o collapse\n",
 };

@@ -13,6 +13,8 @@ typedef struct ex_opts {
 	const char *input, *random, *qspec, *kspec, *mask, *norm_arg;
 	const char *png, *csv, *hist_csv; /* csv "-": standard output */
 	int64_t heads, rand_n, rand_d, tile, trace, bins;
+	int64_t sample;        /* --sample (when has_sample) */
+	bool has_sample;
 	double scale;
 	int tf;                /* --linear: 0 torch, 1 tf */
 	bool linear, json;

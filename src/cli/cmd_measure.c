@@ -304,7 +304,7 @@ const struct mk_cmd mk_cmd_measure = {
 "leading axes may be absent ([layers, heads, N, N], [heads, N, N], or a 2-D\n"
 "[N, N] with --lengths or --by), or be named with --axes.  The data is\n"
 "DATA.h5:/PATH's dataset or --dataset's, else the first of masks, mask,\n"
-"attentions, attention, probs, else the only dataset of rank 2 to 5; each\n"
+"attentions, attention, attn, probs, else the only dataset of rank 2 to 5; each\n"
 "sample's real length N_i is the integer dataset 'lengths' [samples] when the\n"
 "file has one (else N).  The file is read one (sample, layer) block at a time.\n"
 "Printed:\n"

@@ -18,7 +18,13 @@ typedef struct pos_opts {
 	int64_t fit, columns;
 	const char *png, *profile;
 	bool json;
+	mk_range range; /* --png's colours */
 } pos_opts;
+
+static int pos_opt_range(void *opts, const char *arg)
+{
+	return mk_range_parse(arg, &((pos_opts *)opts)->range);
+}
 
 typedef struct pos_report {
 	const char *file;
@@ -47,7 +53,7 @@ static int pos_opt_layout(void *opts, const char *arg)
 static const struct cli_opt pos_table[] = {
 	CLI_OPT_INT("layer", 0, pos_opts, p.layer, "L", 0, 100000, "0", "the layer, counted from 0"),
 	CLI_OPT_INT("heads", 0, pos_opts, p.heads, "H", 1, 100000, NULL,
-		    "heads (default: query size / 64)"),
+		    "heads (default: config.json's num_attention_heads)"),
 	CLI_OPT_FLAG("no-bias", 0, pos_opts, p.no_bias, "leave the query and key biases out"),
 	CLI_OPT_CALL("layout", 0, pos_opt_layout, "X", "auto",
 		     "weights stored auto (from the name: 'kernel' in-out, 'weight' out-in), "
@@ -63,6 +69,8 @@ static const struct cli_opt pos_table[] = {
 	CLI_OPT_INT("fit", 0, pos_opts, fit, "S", 1, MK_TISA_MAX_KERNELS, NULL,
 		    "fit S kernels (1..8) per head"),
 	CLI_OPT_FILE("png", 0, pos_opts, png, "FILE.png", "heatmaps of every head's F_P in a grid"),
+	CLI_OPT_CALL("range", 0, pos_opt_range, "RANGE", MK_RANGE_DEFAULT,
+		     "--png's colours: pN (N-th to (100-N)-th percentile), minmax or LO:HI"),
 	CLI_OPT_INT("columns", 0, pos_opts, columns, "C", 1, 64, "4",
 		    "heads per row in --png and --profile"),
 	CLI_OPT_FILE("profile", 0, pos_opts, profile, "P.png",
@@ -95,6 +103,33 @@ static int pos_fit_heads(const pos_opts *o, pos_report *rep)
 	return ret;
 }
 
+/* One line on stderr naming the heads whose fit stopped at the iteration cap,
+ * one naming those with trend kernels: the table alone would not show it. */
+static void pos_fit_warnings(const pos_report *rep)
+{
+	static const char *const what[2] = {
+		"the TISA fit stopped at its iteration cap before converging",
+		"trend kernels, centred outside the positions: smooth trends over them, "
+		"not local bumps"};
+
+	for (int kind = 0; kind < 2; kind++) {
+		char list[512] = "";
+		size_t len = 0;
+		int64_t count = 0;
+		for (int64_t h = 0; h < rep->r.heads; h++) {
+			const mk_tisa *f = &rep->fits[h];
+			if ((kind ? f->outside > 0 : f->capped) && len < sizeof list - 32)
+				len += (size_t)snprintf(list + len, sizeof list - len, "%s%" PRId64,
+							count ? ", " : "", h);
+			count += kind ? f->outside > 0 : f->capped;
+		}
+		if (count)
+			fprintf(stderr, "maskkit: warning: head%s %s%s (%" PRId64 " of %" PRId64
+				"): %s\n", count > 1 ? "s" : "", list,
+				len >= sizeof list - 32 ? ", ..." : "", count, rep->r.heads, what[kind]);
+	}
+}
+
 /* R^2 of the TISA function as a model of the whole matrix: the Toeplitz
  * projection is orthogonal, so its residual and the fit's add up. */
 static double pos_matrix_r2(const mk_toeplitz *t, const mk_tisa *f)
@@ -102,16 +137,30 @@ static double pos_matrix_r2(const mk_toeplitz *t, const mk_tisa *f)
 	return t->tss > 0.0 ? 1.0 - (t->rss + f->wrss) / t->tss : 1.0;
 }
 
+/* Each panel is labelled with its head; the title names the layer. */
 static int pos_png(const pos_opts *o, const mk_positional *r)
 {
 	const double **mats = malloc((size_t)r->heads * sizeof *mats);
-	int ret;
+	char **labels = calloc((size_t)r->heads, sizeof *labels), title[96];
+	int ret = MK_OK;
 
-	if (!mats)
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	for (int64_t h = 0; h < r->heads; h++)
+	for (int64_t h = 0; mats && labels && h < r->heads; h++) {
 		mats[h] = r->f + h * r->n * r->n;
-	ret = mk_png_matrices(o->png, mats, (int)r->heads, r->n, r->n, (int)o->columns, 0);
+		if (!(labels[h] = malloc(32)))
+			break;
+		snprintf(labels[h], 32, "head %" PRId64, h);
+	}
+	if (!mats || !labels || !labels[r->heads - 1])
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	snprintf(title, sizeof title, "positional term F_P, layer %" PRId64 ", n = %" PRId64,
+		 o->p.layer, r->n);
+	if (ret == MK_OK)
+		ret = mk_png_heatmaps(o->png, mats, (int)r->heads, r->n, r->n, (int)o->columns,
+				      &(mk_heatmap_opts){.range = o->range, .title = title,
+							 .labels = (const char *const *)labels});
+	for (int64_t h = 0; labels && h < r->heads; h++)
+		free(labels[h]);
+	free(labels);
 	free(mats);
 	return ret;
 }
@@ -201,6 +250,8 @@ static cJSON *pos_fit_json(const mk_toeplitz *t, const mk_tisa *f)
 	cJSON_AddNumberToObject(o, "r2_matrix", pos_matrix_r2(t, f));
 	cJSON_AddNumberToObject(o, "starts", f->starts);
 	cJSON_AddNumberToObject(o, "iterations", f->iterations);
+	cJSON_AddBoolToObject(o, "capped", f->capped);
+	cJSON_AddNumberToObject(o, "trend_kernels", f->outside);
 	return o;
 }
 
@@ -254,17 +305,17 @@ static int pos_exec(void *opts, const cli_args *a)
 	int ret;
 
 	if (a->argc < 1)
-		return cli_usage_error(&mk_cmd_positional, "missing FILE.h5");
+		return cli_usage_error(&mk_cmd_positional, "missing MODEL");
 	if (a->argc > 1)
-		return cli_usage_error(&mk_cmd_positional, "one FILE.h5 at a time (got %d)", a->argc);
+		return cli_usage_error(&mk_cmd_positional, "one MODEL at a time (got %d)", a->argc);
 	rep.file = a->argv[0];
 	if (rep.file[mk_tensor_file_len(rep.file)])
 		return cli_usage_error(&mk_cmd_positional, "'%s': positional reads several datasets "
 				       "of FILE.h5; name them with --position, --query, --key...",
 				       rep.file);
 	ret = mk_positional_compute(rep.file, &o->p, &rep.r);
-	if (ret == MK_OK && o->fit)
-		ret = pos_fit_heads(o, &rep);
+	if (ret == MK_OK && o->fit && (ret = pos_fit_heads(o, &rep)) == MK_OK)
+		pos_fit_warnings(&rep);
 	if (ret == MK_OK && o->png)
 		ret = pos_png(o, &rep.r);
 	if (ret == MK_OK && o->profile)
@@ -281,7 +332,7 @@ static int pos_exec(void *opts, const cli_args *a)
 const struct mk_cmd mk_cmd_positional = {
 	.name = "positional",
 	.summary = "positional attention term per head, its Toeplitz R^2 and TISA fits",
-	.synopsis = "FILE.h5 [--layer L] [--heads H] [--fit S]\n"
+	.synopsis = "MODEL [--layer L] [--heads H] [--fit S]\n"
 		    " [--png FILE.png] [--profile P.png] [--json] [options]",
 	.opts = pos_table,
 	.opts_size = sizeof(pos_opts),
@@ -305,13 +356,22 @@ const struct mk_cmd mk_cmd_positional = {
 "profile, its R^2 as a model of F_P, and the positional parameter count\n"
 "3 S H L of a TISA model with H heads in each of L layers.\n"
 "\n"
-"Datasets are found by name (HuggingFace TF tf_model.h5 files and h5py dumps\n"
-"of PyTorch state dicts): 'position_embeddings', 'word_embeddings', 'query'\n"
-"and 'key' in layer L ('layer_._L', 'layer.L'), their 'bias' beside them;\n"
-"--position, --word, --query, --key, --query-bias, --key-bias, --projection\n"
-"and --projection-bias name them instead.\n",
+"MODEL is a HuggingFace model directory (config.json with model.safetensors,\n"
+"its sharded index, or tf_model.h5), a .safetensors file or an HDF5 file;\n"
+"PyTorch .bin/.pt files are refused with the command that converts them.\n"
+"Heads: --heads, else config.json's num_attention_heads (in the directory, or\n"
+"beside the file); without either, positional asks for --heads rather than\n"
+"guess.  A config.json whose sizes or layers disagree with the weights is an\n"
+"error.\n"
+"\n"
+"Datasets are found by name (HuggingFace safetensors and PyTorch names, as\n"
+"/bert.encoder.layer.0.attention.self.query.weight; TF tf_model.h5 files and\n"
+"h5py dumps of PyTorch state dicts): 'position_embeddings', 'word_embeddings',\n"
+"'query' and 'key' in layer L ('layer_._L', 'layer.L'), their 'bias' beside\n"
+"them; --position, --word, --query, --key, --query-bias, --key-bias,\n"
+"--projection and --projection-bias name them instead.\n",
 	.examples =
-"  maskkit positional tf_model.h5 --layer 0 --fit 2\n"
+"  maskkit positional ~/models/all-MiniLM-L6-v2 --layer 0 --fit 2\n"
 "  maskkit positional tf_model.h5 --heads 2 --png heads.png --profile fit.png\n"
 "  maskkit positional tf_model.h5 --layer 3 --no-bias --json\n",
 };

@@ -25,13 +25,17 @@ static const struct {
 	{"aaa-fig1", rp_section_aaa_fig1},
 	{"eq9", rp_section_eq9},
 	{"tisa", rp_section_tisa},
+	{"attention", rp_section_attention},
+	{"dam", rp_section_dam},
+	{"axis", rp_section_axis},
 	{"explain", rp_section_explain},
 	{"sweep", rp_section_sweep},
 };
 #define RP_NSECTIONS (int)(sizeof rp_sections / sizeof *rp_sections)
 
 typedef struct rp_opts {
-	const char *out, *only;
+	const char *out, *only, *model, *text;
+	int64_t samples;
 	cli_list weights, sweeps;
 	bool quick, quiet, json;
 } rp_opts;
@@ -41,9 +45,18 @@ static const struct cli_opt rp_table[] = {
 		     "output directory (default report; made if missing)"),
 	{.name = "output", .type = CLI_FILE, .off = offsetof(rp_opts, out), .meta = "DIR",
 	 .flags = CLI_HIDDEN}, /* -o's long name elsewhere: the same option */
-	CLI_OPT_LIST("weights", 0, rp_opts, weights, "F.h5",
-		     "a model's weights for the TISA section (repeatable); F.h5:/path names its "
-		     "position embeddings"),
+	CLI_OPT_LIST("weights", 0, rp_opts, weights, "MODEL",
+		     "a model's weights for the TISA section (repeatable): a model directory, "
+		     ".safetensors, HDF5 or .npy (E_P); F.h5:/path names its position embeddings"),
+	CLI_OPT_STRING("model", 0, rp_opts, model, "DIR",
+		       "the model studied: a HuggingFace directory (default $MASKKIT_MODEL, else "
+		       "~/.cache/maskkit/all-MiniLM-L6-v2 when tools/fetch-model.sh fetched it; "
+		       "'none': the synthetic BERT the report writes)"),
+	CLI_OPT_FILE("text", 0, rp_opts, text, "FILE",
+		     "the text the model reads, split into sentences (default "
+		     "/usr/share/common-licenses/GPL-3)"),
+	CLI_OPT_INT("samples", 0, rp_opts, samples, "K", 1, 100000, NULL,
+		    "sentences encoded (default 200; 48 with --quick)"),
 	CLI_OPT_LIST("sweep", 0, rp_opts, sweeps, "F.csv",
 		     "results of 'maskkit sweep -o F.csv' (repeatable)"),
 	CLI_OPT_FLAG("quick", 0, rp_opts, quick, "smaller explain and sweep runs (under 2 minutes)"),
@@ -93,7 +106,7 @@ static int rp_check_only(const char *only)
  * it: the options in a fixed order, whatever order they were given in. */
 static int rp_setup(report *r, const rp_opts *o, const cli_args *a)
 {
-	const char *argv[2 * 2 * RP_MAX_INPUTS + 12];
+	const char *argv[2 * 2 * RP_MAX_INPUTS + 20];
 	int n = 0;
 
 	if (a->argc > 0)
@@ -104,6 +117,7 @@ static int rp_setup(report *r, const rp_opts *o, const cli_args *a)
 		return cli_usage_error(&mk_cmd_report, "at most %d --sweep files", RP_MAX_INPUTS);
 	if (o->only && rp_check_only(o->only))
 		return MK_EINVAL;
+	snprintf(r->samples_text, sizeof r->samples_text, "%lld", (long long)o->samples);
 	argv[n++] = "report";
 	argv[n++] = "--out";
 	argv[n++] = o->out;
@@ -114,6 +128,18 @@ static int rp_setup(report *r, const rp_opts *o, const cli_args *a)
 	for (int k = 0; k < o->sweeps.n; k++) {
 		argv[n++] = "--sweep";
 		argv[n++] = r->sweeps[r->nsweeps++] = (char *)o->sweeps.v[k];
+	}
+	if (o->model) {
+		argv[n++] = "--model";
+		argv[n++] = o->model;
+	}
+	if (o->text) {
+		argv[n++] = "--text";
+		argv[n++] = o->text;
+	}
+	if (o->samples) {
+		argv[n++] = "--samples";
+		argv[n++] = r->samples_text;
 	}
 	if (o->quick)
 		argv[n++] = "--quick";
@@ -128,6 +154,9 @@ static int rp_setup(report *r, const rp_opts *o, const cli_args *a)
 	argv[n] = NULL;
 	r->only = o->only;
 	r->quick = o->quick;
+	r->model_opt = o->model;
+	r->text = o->text;
+	r->samples = o->samples;
 	r->verbose = !o->quiet;
 	r->invocation = rp_command(argv, true);
 	return r->invocation ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
@@ -230,7 +259,7 @@ static int rp_summary_json(const report *r, const char *out_arg)
 	cJSON_AddStringToObject(x, "directory", r->out);
 	cJSON_AddBoolToObject(x, "page", !r->only);
 	for (int k = 0; k < r->nitems; k++) {
-		const rp_item *it = &r->items[k];
+		const rp_item *it = r->items[k];
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "file", it->file);
 		cJSON_AddStringToObject(f, "section", it->section);
@@ -254,7 +283,7 @@ static int rp_summary(const report *r, const char *out_arg, bool json)
 	int failed = 0, ret = MK_OK;
 
 	for (int k = 0; k < r->nitems; k++)
-		failed += !r->items[k].ok;
+		failed += !r->items[k]->ok;
 	if (json)
 		ret = rp_summary_json(r, out_arg);
 	else if (!r->only)
@@ -264,8 +293,8 @@ static int rp_summary(const report *r, const char *out_arg, bool json)
 		printf("report: %d of %d files remade in %s\n", r->nitems - failed, r->nitems,
 		       out_arg);
 	for (int k = 0; !json && k < r->nitems; k++)
-		if (!r->items[k].ok)
-			printf("  missing %s: %s\n", r->items[k].file, r->items[k].reason);
+		if (!r->items[k]->ok)
+			printf("  missing %s: %s\n", r->items[k]->file, r->items[k]->reason);
 	if (ret || !failed)
 		return ret;
 	fprintf(stderr, "maskkit: report: %d of %d files could not be made (%s)\n", failed,
@@ -297,7 +326,7 @@ static int report_exec(void *opts, const cli_args *a)
 {
 	rp_opts *o = opts;
 	char *weights[RP_MAX_INPUTS], *sweeps[RP_MAX_INPUTS];
-	char *store[2 * RP_MAX_INPUTS] = {0};
+	char *store[2 * RP_MAX_INPUTS + 2] = {0};
 	report r = {.weights = weights, .sweeps = sweeps};
 	rp_section sections[RP_NSECTIONS + 1] = {{.slot = "header"}};
 	int ret;
@@ -312,6 +341,9 @@ static int report_exec(void *opts, const cli_args *a)
 	if ((ret = rp_find_self(&r, NULL)) ||
 	    (ret = rp_absolute(r.weights, r.nweights, store)) ||
 	    (ret = rp_absolute(r.sweeps, r.nsweeps, store + RP_MAX_INPUTS)) ||
+	    (r.model_opt && strcmp(r.model_opt, "none") &&
+	     (ret = rp_absolute((char **)&r.model_opt, 1, store + 2 * RP_MAX_INPUTS))) ||
+	    (r.text && (ret = rp_absolute((char **)&r.text, 1, store + 2 * RP_MAX_INPUTS + 1))) ||
 	    (ret = rp_make_dirs(&r, o->out)) || (ret = rp_make(&r, sections)))
 		goto cleanup;
 	ret = rp_summary(&r, o->out, o->json);
@@ -319,12 +351,14 @@ cleanup:
 	for (int k = 0; k <= RP_NSECTIONS; k++)
 		free(sections[k].text);
 	for (int k = 0; k < r.nitems; k++) {
-		free(r.items[k].file);
-		free(r.items[k].section);
+		free(r.items[k]->file);
+		free(r.items[k]->section);
+		free(r.items[k]);
 	}
 	free(r.items);
 	free(r.invocation);
-	for (int k = 0; k < 2 * RP_MAX_INPUTS; k++)
+	free(r.model.encode_cmd);
+	for (int k = 0; k < 2 * RP_MAX_INPUTS + 2; k++)
 		free(store[k]);
 	return ret;
 }
@@ -332,7 +366,7 @@ cleanup:
 const struct mk_cmd mk_cmd_report = {
 	.name = "report",
 	.summary = "regenerate the papers' figures and tables (Markdown and HTML)",
-	.synopsis = "[--out DIR] [--weights FILE.h5]... [--sweep F.csv]...\n"
+	.synopsis = "[--out DIR] [--weights MODEL]... [--sweep F.csv]...\n"
 		    " [--quick] [--only SECTION,...] [--quiet] [--json]",
 	.opts = rp_table,
 	.opts_size = sizeof(rp_opts),

@@ -1,6 +1,6 @@
 /*
  * maskkit toeplitz: how translation invariant are a model's position
- * embeddings?  Reads E_P (n x d) from HDF5, forms P = E_P E_P^T and reports
+ * embeddings?  Reads E_P (n x d) from a model (mk_weights_open), forms P = E_P E_P^T and reports
  * the R^2 of its least-squares Toeplitz fit (Wennberg & Henter, 2021), for
  * the whole matrix and its leading K x K block; optionally a heatmap of P
  * and a plot of the fitted profile against rows of P.
@@ -23,7 +23,13 @@ typedef struct toep_opts {
 	uint64_t max_memory;
 	bool json;
 	char **out[2]; /* per input: the --png and --profile names (or NULL) */
+	mk_range range; /* --png's colours */
 } toep_opts;
+
+static int toep_opt_range(void *opts, const char *arg)
+{
+	return mk_range_parse(arg, &((toep_opts *)opts)->range);
+}
 
 static const struct cli_opt toep_table[] = {
 	CLI_OPT_STRING("dataset", 0, toep_opts, dataset, "PATH",
@@ -32,6 +38,8 @@ static const struct cli_opt toep_table[] = {
 		    "also fit the leading K x K block, K >= 2 (skipped, '-' or null, when K >= n)"),
 	CLI_OPT_FILE("png", 0, toep_opts, png, "FILE.png",
 		     "heatmap of P (viridis; one pixel per entry up to n = 1024, block means beyond)"),
+	CLI_OPT_CALL("range", 0, toep_opt_range, "RANGE", MK_RANGE_DEFAULT,
+		     "--png's colours: pN (N-th to (100-N)-th percentile), minmax or LO:HI"),
 	CLI_OPT_FILE("profile", 0, toep_opts, profile, "P.png",
 		     "plot (gnuplot) of the fitted profile t(d) with rows 0, n/4, n/2, 3n/4 of P "
 		     "aligned on the diagonal"),
@@ -90,10 +98,14 @@ static void toep_free_outputs(toep_opts *o, int count)
 	}
 }
 
-static int toep_png(const char *path, const mk_matrix *p)
+static int toep_png(const char *path, const mk_matrix *p, const mk_range *range)
 {
 	const double *mats[1] = {p->data};
-	return mk_png_matrices(path, mats, 1, p->rows, p->rows, 1, 0);
+	char title[64];
+
+	snprintf(title, sizeof title, "P = E_P E_P^T, n = %" PRId64, p->rows);
+	return mk_png_heatmaps(path, mats, 1, p->rows, p->rows, 1,
+			       &(mk_heatmap_opts){.range = *range, .title = title});
 }
 
 /* Columns d, t(d), then P[i][i + d] for a few rows i spread over P. */
@@ -208,7 +220,7 @@ static int toep_analyse(const char *file, int f, const toep_opts *o, toep_result
 		ret = toep_in_file(file, ret);
 		goto out;
 	}
-	if (o->out[0] && (ret = toep_png(o->out[0][f], &p)))
+	if (o->out[0] && (ret = toep_png(o->out[0][f], &p, &o->range)))
 		goto out;
 	if (o->out[1])
 		ret = toep_profile_plot(o->out[1][f], r, &p, t);
@@ -294,7 +306,7 @@ static int toep_exec(void *opts, const cli_args *a)
 	int ret, code = MK_EXIT_OK, done = 0;
 
 	if (a->argc < 1)
-		return cli_usage_error(&mk_cmd_toeplitz, "missing FILE.h5");
+		return cli_usage_error(&mk_cmd_toeplitz, "missing MODEL");
 	if ((ret = toep_name_outputs(o, a->argv, a->argc))) {
 		toep_free_outputs(o, a->argc);
 		return ret;
@@ -325,24 +337,31 @@ static int toep_exec(void *opts, const cli_args *a)
 const struct mk_cmd mk_cmd_toeplitz = {
 	.name = "toeplitz",
 	.summary = "translation invariance of position embeddings (Toeplitz R^2)",
-	.synopsis = "FILE.h5[:/PATH]... [--dataset PATH] [--first K] [--png FILE.png]\n"
+	.synopsis = "MODEL... [--dataset PATH] [--first K] [--png FILE.png]\n"
 		     " [--profile P.png] [--json]",
 	.opts = toep_table,
 	.opts_size = sizeof(toep_opts),
 	.exec = toep_exec,
 	.description =
-"Reads the position-embedding matrix E_P (n positions x d) from each HDF5\n"
-"file, forms P = E_P E_P^T in double precision (BLAS dsyrk) and fits the\n"
+"Reads the position-embedding matrix E_P (n positions x d) from each MODEL\n"
+"(below), forms P = E_P E_P^T in double precision (BLAS dsyrk) and fits the\n"
 "closest Toeplitz matrix T (constant along each diagonal d = j - i, set to\n"
 "P's mean along it).  Prints n, d, R^2 = 1 - RSS/TSS with RSS = sum (P - T)^2\n"
 "and TSS = sum (P - mean P)^2, and R^2 of the leading K x K block.  R^2 = 1\n"
 "means P depends only on j - i: the embeddings are translation invariant\n"
 "(Wennberg & Henter, 2021).  Several files print one row each.\n"
 "\n"
-"The dataset is FILE.h5:/PATH's or --dataset PATH, else the one 2-D dataset\n"
-"whose path contains 'position_embeddings' (HuggingFace tf_model.h5 files of\n"
+"MODEL is a HuggingFace model directory (config.json with model.safetensors,\n"
+"or model.safetensors.index.json and its shards, or tf_model.h5), a\n"
+".safetensors file, an HDF5 file (FILE.h5:/PATH names the dataset) or an .npy\n"
+"holding E_P alone.  PyTorch .bin/.pt files are refused with the command that\n"
+"converts them to safetensors.  The dataset is FILE.h5:/PATH's or --dataset\n"
+"PATH, else the one 2-D dataset whose name contains 'position_embeddings'\n"
+"(safetensors names are '/' + the tensor's name, as in\n"
+"/embeddings.position_embeddings.weight; HuggingFace tf_model.h5 files of\n"
 "BERT, ALBERT, RoBERTa, ELECTRA; h5py dumps of PyTorch state dicts).\n"
-"float16/32/64 and integer datasets are read; NaN or Inf is an error.\n",
+"float16, bfloat16, float32/64 and integer data are read; NaN or Inf is an\n"
+"error.\n",
 	.notes =
 "With several files, --png and --profile names need '{}' (each file's name\n"
 "without directory and extension) or '{dir}' (its directory's name), as in\n"
@@ -351,6 +370,7 @@ const struct mk_cmd mk_cmd_toeplitz = {
 "and the others still run (exit status 2 then).  Outputs are written to a\n"
 "temporary file and renamed, so a failure leaves an existing file intact.\n",
 	.examples =
+"  maskkit toeplitz ~/models/all-MiniLM-L6-v2 --json\n"
 "  maskkit toeplitz tf_model.h5 --png P.png --profile profile.png\n"
 "  maskkit toeplitz tf_model.h5:/bert/tf_bert_model/bert/embeddings/position_embeddings/embeddings:0\n"
 "  maskkit toeplitz runs/*/tf_model.h5 --first 64\n",

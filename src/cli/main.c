@@ -12,8 +12,9 @@
 
 static const struct mk_cmd *const mk_commands[] = {
 	&mk_cmd_gen, &mk_cmd_compose, &mk_cmd_measure, &mk_cmd_patterns, &mk_cmd_toeplitz,
-	&mk_cmd_positional, &mk_cmd_attn, &mk_cmd_sweep, &mk_cmd_attn_stats, &mk_cmd_prune, &mk_cmd_axis,
-	&mk_cmd_explain, &mk_cmd_report,
+	&mk_cmd_positional, &mk_cmd_tokenize, &mk_cmd_encode, &mk_cmd_attn, &mk_cmd_sweep,
+	&mk_cmd_attn_stats, &mk_cmd_attn_derive, &mk_cmd_prune, &mk_cmd_axis, &mk_cmd_explain,
+	&mk_cmd_report,
 };
 #define MK_NCOMMANDS (sizeof mk_commands / sizeof *mk_commands)
 
@@ -23,7 +24,7 @@ static void mk_main_usage(FILE *f)
 		   "Design, compose and measure Transformer attention masks.\n\n"
 		   "commands:\n");
 	for (size_t k = 0; k < MK_NCOMMANDS; k++)
-		fprintf(f, "  %-10s %s\n", mk_commands[k]->name, mk_commands[k]->summary);
+		fprintf(f, "  %-11s %s\n", mk_commands[k]->name, mk_commands[k]->summary);
 	fprintf(f, "\n'maskkit <command> --help' describes a command; 'maskkit --version' "
 		   "prints the version.\n");
 }

@@ -43,8 +43,9 @@ struct mk_dataset {
 	hid_t dxpl;                  /* transfer properties: MPI-IO collective, or default */
 };
 
+/* "attn": what maskkit encode writes */
 static const char *const ds_default_names[] = {"masks", "mask", "attentions", "attention",
-					       "probs", NULL};
+					       "attn", "probs", NULL};
 
 /* name with a leading '/', as the listing gives names. */
 static void ds_slash(char *buf, size_t cap, const char *name)

@@ -306,3 +306,113 @@ cleanup:
 	H5Fclose(f.h);
 	return ret;
 }
+
+/* ---- one sample of maskkit encode's queries and keys ------------------------- */
+
+/* The 4-D float dataset group/name's dims, opened in *d. */
+static int qk_open4(const qk_file *f, const char *name, hid_t *d, hsize_t dims[4])
+{
+	char full[4096];
+	hid_t sp;
+	int ok;
+
+	snprintf(full, sizeof full, "%s/%s", f->group, name);
+	if (!mk_h5_is_dataset(f->h, full))
+		return mk_error_set(MK_EFORMAT, "%s: no dataset '%s' (--sample takes a group holding "
+				    "q and k [samples, heads, N, dk], as maskkit encode --qk writes)",
+				    f->path, full);
+	if ((*d = H5Dopen2(f->h, full, H5P_DEFAULT)) < 0)
+		return mk_error_set(MK_EFORMAT, "%s: cannot open '%s'", f->path, full);
+	sp = H5Dget_space(*d);
+	ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 4 &&
+	     H5Sget_simple_extent_dims(sp, dims, NULL) == 4;
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (!ok)
+		return mk_error_set(MK_EFORMAT, "%s: '%s' must be [samples, heads, N, dk] for "
+				    "--sample", f->path, full);
+	return mk_h5_check_layout(*d, f->path, full, 4, dims);
+}
+
+/* Sample s's first len rows of each head, [heads, len, dk], as float32. */
+static int qk_read_rows(const qk_file *f, hid_t d, const hsize_t dims[4], int64_t s, int64_t len,
+			uint64_t max_memory, const char *what, mk_tensor *t)
+{
+	hsize_t start[4] = {(hsize_t)s, 0, 0, 0}, count[4] = {1, dims[1], (hsize_t)len, dims[3]};
+	hid_t fsp = H5I_INVALID_HID, msp = H5I_INVALID_HID;
+	int ret = mk_tensor_new(3, (int64_t[]){(int64_t)dims[1], len, (int64_t)dims[3]},
+				MK_DTYPE_F32, max_memory, what, t);
+
+	if (ret)
+		return ret;
+	fsp = H5Dget_space(d);
+	msp = H5Screate_simple(4, count, NULL);
+	if (fsp < 0 || msp < 0 ||
+	    H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+	    H5Dread(d, H5T_NATIVE_FLOAT, msp, fsp, H5P_DEFAULT, t->data) < 0)
+		ret = mk_error_set(MK_EFORMAT, "%s: cannot read sample %lld of '%s/%s'", f->path,
+				   (long long)s, f->group, what);
+	for (uint64_t e = 0; ret == MK_OK && e < mk_tensor_count(t); e++)
+		if (!isfinite(t->data[e]))
+			ret = mk_error_set(MK_EFORMAT, "%s: '%s/%s' of sample %lld holds NaN or Inf",
+					   f->path, f->group, what, (long long)s);
+	if (msp >= 0)
+		H5Sclose(msp);
+	if (fsp >= 0)
+		H5Sclose(fsp);
+	if (ret)
+		mk_tensor_release(t);
+	return ret;
+}
+
+int mk_qk_read_sample(const char *spec, int64_t sample, uint64_t max_memory, mk_qk *out)
+{
+	char path[4096];
+	qk_file f = {.path = path, .h = H5I_INVALID_HID};
+	hid_t dq = H5I_INVALID_HID, dk = H5I_INVALID_HID;
+	hsize_t qd[4], kd[4];
+	int64_t *len = NULL, count = 0, n;
+	mk_tensor q = {0}, k = {0};
+	int ret;
+
+	memset(out, 0, sizeof *out);
+	if ((ret = qk_split(spec, path, sizeof path, &f.group)))
+		return ret;
+	mk_h5_silence();
+	if ((ret = mk_h5_open(path, &f.h)))
+		return ret;
+	if ((ret = qk_open4(&f, "q", &dq, qd)) || (ret = qk_open4(&f, "k", &dk, kd)))
+		goto cleanup;
+	if (memcmp(qd, kd, sizeof qd)) {
+		ret = mk_error_set(MK_EFORMAT, "%s: q and k of '%s' differ in shape", path, f.group);
+		goto cleanup;
+	}
+	if (sample < 0 || (hsize_t)sample >= qd[0]) {
+		ret = mk_error_set(MK_EINVAL, "--sample %lld, but '%s' holds %llu samples (0 to %llu)",
+				   (long long)sample, *f.group ? f.group : "/",
+				   (unsigned long long)qd[0], (unsigned long long)qd[0] - 1);
+		goto cleanup;
+	}
+	/* the sample's real length: the file's /lengths, else all N rows */
+	n = (int64_t)qd[2];
+	if (mk_h5_is_dataset(f.h, "/lengths")) {
+		if ((ret = mk_h5_read_lengths(f.h, path, "/lengths", (int64_t)qd[0], &len, &count)) ||
+		    (ret = mk_lengths_check(len, count, n, "/lengths", " (N of q and k)")))
+			goto cleanup;
+		n = len[sample];
+	}
+	if ((ret = qk_read_rows(&f, dq, qd, sample, n, max_memory, "q", &q)) ||
+	    (ret = qk_read_rows(&f, dk, kd, sample, n, max_memory, "k", &k)))
+		goto cleanup;
+	ret = mk_qk_adopt(&q, &k, out);
+cleanup:
+	mk_tensor_release(&q);
+	mk_tensor_release(&k);
+	free(len);
+	if (dq >= 0)
+		H5Dclose(dq);
+	if (dk >= 0)
+		H5Dclose(dk);
+	H5Fclose(f.h);
+	return ret;
+}

@@ -1,5 +1,6 @@
 /*
- * Trained model weights in HDF5 files: Keras/TensorFlow checkpoints (nested
+ * Trained model weights in HDF5 files (the other sources: weights_st.c; the
+ * dispatch: weights_open.c): Keras/TensorFlow checkpoints (nested
  * groups such as .../position_embeddings/embeddings:0) and PyTorch state
  * dicts saved with h5py (dotted names such as
  * bert.embeddings.position_embeddings.weight).
@@ -17,15 +18,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "h5util.h"
+#include "weights_internal.h"
 
 #define MK_WEIGHTS_MAX_ELEMENT 16 /* bytes in the widest number we convert */
-
-struct mk_weights {
-	hid_t file;
-	hid_t lapl; /* link access: no external links */
-	char *path;
-};
 
 static herr_t mk_weights_no_elink(const char *parent_file, const char *parent_group,
 				  const char *child_file, const char *child_object,
@@ -36,57 +31,29 @@ static herr_t mk_weights_no_elink(const char *parent_file, const char *parent_gr
 	return -1;
 }
 
-int mk_weights_open(const char *path, mk_weights **out)
+int mk_weights_h5_open(mk_weights *w, const char *file)
 {
-	mk_weights *w;
-	int ret;
+	int ret = mk_h5_open(file, &w->file);
 
-	*out = NULL;
-	w = calloc(1, sizeof *w);
-	if (!w || !(w->path = strdup(path))) {
-		free(w);
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	}
-	w->lapl = H5I_INVALID_HID;
-	ret = mk_h5_open(path, &w->file);
 	if (ret == MK_OK && ((w->lapl = H5Pcreate(H5P_LINK_ACCESS)) < 0 ||
 			     H5Pset_elink_cb(w->lapl, mk_weights_no_elink, NULL) < 0))
 		ret = mk_error_set(MK_ESYS, "HDF5 cannot make a link access list");
-	if (ret) {
-		mk_weights_close(w);
-		return ret;
-	}
-	*out = w;
-	return MK_OK;
+	return ret;
 }
 
-void mk_weights_close(mk_weights *w)
+void mk_weights_h5_close(mk_weights *w)
 {
-	if (!w)
-		return;
 	if (w->lapl >= 0)
 		H5Pclose(w->lapl);
 	if (w->file >= 0)
 		H5Fclose(w->file);
-	free(w->path);
-	free(w);
-}
-
-const char *mk_weights_file(const mk_weights *w)
-{
-	return w->path;
 }
 
 /* ---- finding datasets ---------------------------------------------------- */
 
-int mk_weights_list(mk_weights *w, int rank, const char *const *needles, char ***out,
-		    size_t *count)
+int mk_weights_h5_list(mk_weights *w, int rank, const char *const *needles, char ***out,
+		       size_t *count)
 {
-	*out = NULL;
-	*count = 0;
-	if (rank < 0 || rank > H5S_MAX_RANK)
-		return mk_error_set(MK_EINVAL, "dataset rank must be 0 (any) to %d, got %d",
-				    H5S_MAX_RANK, rank);
 	mk_h5_silence();
 	return mk_h5_datasets(w->file, w->path, rank, needles, NULL, out, count);
 }
@@ -139,6 +106,9 @@ int mk_weights_find(mk_weights *w, const char *needle, const char *what, char **
 		return mk_error_set(MK_EINVAL, "no dataset name to search for");
 	if (!what)
 		what = "the dataset";
+	if (w->kind == MK_WEIGHTS_NPY) /* one array, whatever its name */
+		return (*path = strdup(MK_WEIGHTS_NPY_NAME)) ? MK_OK
+							     : mk_error_set(MK_ENOMEM, "out of memory");
 	ret = mk_weights_list(w, 2, needles, &found, &count);
 	if (ret == MK_OK && count == 0)
 		ret = mk_weights_none_error(w, needle, what);
@@ -157,7 +127,7 @@ int mk_weights_find(mk_weights *w, const char *needle, const char *what, char **
 /* ---- reading ------------------------------------------------------------- */
 
 /* "/a/b" from "a/b", "/a/b" or "//a//b/": one leading '/', no empty steps. */
-static char *mk_weights_normalise(const char *dataset)
+char *mk_weights_normalise(const char *dataset)
 {
 	char *abs = malloc(strlen(dataset) + 2);
 	const char *c = dataset;
@@ -314,41 +284,42 @@ static int mk_weights_check_type(const mk_weights *w, hid_t dset, const char *na
 	return MK_OK;
 }
 
-/* The first NaN or infinity, in row-major order, is an error. */
-static int mk_weights_check_finite(const mk_weights *w, const char *name, int rank,
-				   const mk_matrix *m)
+int mk_weights_check_values(const mk_weights *w, const char *name, const void *data, bool f32,
+			    int rank, const int64_t *dims)
 {
-	int64_t total = m->rows * m->cols;
+	uint64_t total = 1;
 
-	for (int64_t k = 0; k < total; k++) {
-		double v = m->data[k];
-		const char *what;
+	for (int k = 0; k < rank; k++)
+		total *= (uint64_t)dims[k];
+	for (uint64_t e = 0; e < total; e++) {
+		double v = f32 ? ((const float *)data)[e] : ((const double *)data)[e];
+		char at[96];
+		size_t len = 0;
+		uint64_t rest = e, stride = total;
 		if (isfinite(v))
 			continue;
-		what = isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
-		if (rank == 1)
-			return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has a non-finite value "
-					    "(%s) at [%" PRId64 "]", w->path, name, what, k);
+		for (int k = 0; k < rank && len < sizeof at; k++) {
+			stride /= (uint64_t)dims[k];
+			len += (size_t)snprintf(at + len, sizeof at - len, "%s%" PRIu64, k ? ", " : "",
+						rest / stride);
+			rest %= stride;
+		}
+		/* as float32, inf may also be a float64 beyond float32's range */
 		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has a non-finite value (%s) at "
-				    "[%" PRId64 ", %" PRId64 "]", w->path, name, what,
-				    k / m->cols, k % m->cols);
+				    "[%s]%s", w->path, name, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf",
+				    at, f32 && !isnan(v) ? " as float32" : "");
 	}
 	return MK_OK;
 }
 
-int mk_weights_read(mk_weights *w, const char *dataset, int rank, uint64_t max_memory,
-		    mk_matrix *out)
+int mk_weights_h5_read(mk_weights *w, const char *dataset, int rank, uint64_t max_memory,
+		       mk_matrix *out)
 {
 	hid_t dset = H5I_INVALID_HID;
 	char *name = NULL, what[MK_H5_MESSAGE];
 	int64_t rows = 0, cols = 0;
 	int ret;
 
-	memset(out, 0, sizeof *out);
-	if (rank != 1 && rank != 2)
-		return mk_error_set(MK_EINVAL, "datasets are read with rank 1 or 2, not %d", rank);
-	if (!dataset)
-		return mk_error_set(MK_EINVAL, "no dataset to read");
 	mk_h5_silence();
 	name = mk_weights_normalise(dataset);
 	ret = name ? mk_weights_open_dataset(w, name, &dset)
@@ -367,9 +338,81 @@ int mk_weights_read(mk_weights *w, const char *dataset, int rank, uint64_t max_m
 	    H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->data) < 0)
 		ret = mk_error_set(MK_EFORMAT, "'%s': cannot read dataset '%s'", w->path, name);
 	if (ret == MK_OK)
-		ret = mk_weights_check_finite(w, name, rank, out);
+		ret = mk_weights_check_values(w, name, out->data, false, rank,
+					      (int64_t[2]){rank == 1 ? out->cols : out->rows, out->cols});
 	if (ret)
 		mk_matrix_release(out);
+	if (dset >= 0)
+		H5Oclose(dset);
+	free(name);
+	return ret;
+}
+
+/* The shape of a dataset of rank 1 to 4, none of its dimensions empty, and
+ * its elements (*count, bounded by MK_H5 sizes that fit in memory). */
+static int mk_weights_shape_any(const mk_weights *w, hid_t dset, const char *name, int *rank,
+				hsize_t dims[4], uint64_t *count)
+{
+	hid_t space = H5Dget_space(dset);
+	int nd = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+
+	if (nd >= 1 && nd <= 4 && H5Sget_simple_extent_dims(space, dims, NULL) < 0)
+		nd = -1;
+	if (space >= 0)
+		H5Sclose(space);
+	if (nd < 0)
+		return mk_error_set(MK_EFORMAT, "'%s': cannot read the shape of dataset '%s'",
+				    w->path, name);
+	if (nd < 1 || nd > 4)
+		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has %d dimensions, expected 1 "
+				    "to 4", w->path, name, nd);
+	*count = 1;
+	for (int k = 0; k < nd; k++) {
+		if (dims[k] == 0)
+			return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' is empty", w->path, name);
+		*count = mk_h5_mul(*count, dims[k]);
+	}
+	if (*count > INT64_MAX / sizeof(float))
+		return mk_error_set(MK_ERANGE, "'%s': dataset '%s' is too large", w->path, name);
+	*rank = nd;
+	return MK_OK;
+}
+
+int mk_weights_h5_read_f32(mk_weights *w, const char *dataset, uint64_t max_memory,
+			   float **out, int *rank, int64_t dims[4])
+{
+	hid_t dset = H5I_INVALID_HID;
+	hsize_t hd[4] = {0};
+	uint64_t count = 0;
+	char *name = NULL;
+	int ret;
+
+	mk_h5_silence();
+	name = mk_weights_normalise(dataset);
+	ret = name ? mk_weights_open_dataset(w, name, &dset)
+		   : mk_error_set(MK_ENOMEM, "out of memory");
+	if (ret == MK_OK)
+		ret = mk_weights_shape_any(w, dset, name, rank, hd, &count);
+	if (ret == MK_OK)
+		ret = mk_weights_check_type(w, dset, name);
+	if (ret == MK_OK)
+		ret = mk_h5_prepare_read(&dset, w->path, name, *rank, hd, &(mk_h5_reads){
+			.count = hd, .steps = {-1, -1}, .max_memory = max_memory,
+			.used = count * sizeof(float)});
+	if (ret == MK_OK && !(*out = malloc((size_t)count * sizeof **out)))
+		ret = mk_error_set(MK_ENOMEM, "out of memory for dataset '%s'", name);
+	for (int k = 0; ret == MK_OK && k < 4; k++)
+		dims[k] = k < *rank ? (int64_t)hd[k] : 0;
+	if (ret == MK_OK &&
+	    H5Dread(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
+		ret = mk_error_set(MK_EFORMAT, "'%s': cannot read dataset '%s' as float32", w->path,
+				   name);
+	if (ret == MK_OK)
+		ret = mk_weights_check_values(w, name, *out, true, *rank, dims);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
 	if (dset >= 0)
 		H5Oclose(dset);
 	free(name);

@@ -13,9 +13,17 @@
  * NaN and infinite entries count as missing: they are left out of the means
  * and of the range, and a pixel with nothing but missing entries is grey.
  * A panel whose values are all equal is drawn at the middle of the map.
+ * The colour range is the panel's minimum to maximum, its percentiles or
+ * fixed values (mk_range, range.c).
  *
- * The picture is produced one band of panels at a time (side pixel rows), so
- * memory is one band of RGB plus one panel of means whatever the count.
+ * mk_png_heatmaps frames each panel (plot_frame.c) and draws small matrices
+ * several pixels an entry: a panel of fewer entries than pixels repeats each
+ * entry over a square (nearest neighbour), so the block of pixel y is entry
+ * y k / side, never empty.
+ *
+ * The picture is produced one band of panels at a time (a row of the grid,
+ * frames included), so memory is one band of RGB plus one panel of means
+ * (and its copy for the percentiles) whatever the count.
  */
 #include "config.h"
 #include <errno.h>
@@ -41,9 +49,16 @@ struct mk_pic {
 	int64_t cols, rows;  /* of the grid */
 	int64_t k, lda;
 	int64_t side;        /* pixels per panel side */
+	const mk_heatmap_opts *o;
+	mk_frame fr;         /* all 0 when plain */
+	int64_t gap;         /* between cells */
+	int64_t cell_w, cell_h; /* a panel and its frame */
+	int64_t band_h;      /* rows of the band: a cell's, or the title's */
 	int64_t width, height;
 	double *means;       /* one panel, side x side */
-	uint8_t *band;       /* side pixel rows of the picture */
+	double *scratch;     /* side x side for the percentiles, or NULL */
+	uint8_t *band;       /* band_h pixel rows of the picture */
+	char title[256];     /* the caller's, with the colour range */
 	png_structp png;
 	png_infop info;
 	char msg[MK_PNG_MSG]; /* libpng's message when it fails */
@@ -75,33 +90,33 @@ static void mk_pic_means(const struct mk_pic *p, const double *m)
 	for (int64_t y = 0; y < s; y++) {
 		int64_t i0 = y * k / s, i1 = (y + 1) * k / s;
 		double *out = p->means + y * s;
-		for (int64_t x = 0; x < s; x++)
-			out[x] = mk_pic_block(m, lda, i0, i1, x * k / s, (x + 1) * k / s);
+		i1 = i1 > i0 ? i1 : i0 + 1; /* scaled up: one entry */
+		for (int64_t x = 0; x < s; x++) {
+			int64_t j0 = x * k / s, j1 = (x + 1) * k / s;
+			out[x] = mk_pic_block(m, lda, i0, i1, j0, j1 > j0 ? j1 : j0 + 1);
+		}
 	}
 }
 
-/* Draws the panel in p->means into the band at column offset x0. */
-static void mk_pic_paint(const struct mk_pic *p, int64_t x0)
+/* Draws the panel in p->means into the band with its top-left corner at
+ * (x0, y0); *lo and *hi become its colour range. */
+static void mk_pic_paint(const struct mk_pic *p, int64_t x0, int64_t y0, double *lo, double *hi)
 {
-	int64_t s = p->side, n = s * s;
-	double lo = INFINITY, hi = -INFINITY, scale;
+	int64_t s = p->side;
+	double scale;
 
-	for (int64_t q = 0; q < n; q++)
-		if (!isnan(p->means[q])) {
-			lo = p->means[q] < lo ? p->means[q] : lo;
-			hi = p->means[q] > hi ? p->means[q] : hi;
-		}
+	mk_range_apply(&p->o->range, p->means, s * s, p->scratch, lo, hi);
 	/* A constant panel has no range to stretch: draw it at t = 0.5. */
-	scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
+	scale = *hi > *lo ? 1.0 / (*hi - *lo) : 0.0;
 #pragma omp parallel for schedule(static)
 	for (int64_t y = 0; y < s; y++) {
-		uint8_t *px = p->band + 3 * (y * p->width + x0);
+		uint8_t *px = p->band + 3 * ((y0 + y) * p->width + x0);
 		for (int64_t x = 0; x < s; x++, px += 3) {
 			double v = p->means[y * s + x];
 			if (isnan(v))
 				memcpy(px, mk_pic_missing, 3);
 			else
-				mk_colormap_viridis(scale > 0.0 ? (v - lo) * scale : 0.5, px);
+				mk_colormap_viridis(scale > 0.0 ? (v - *lo) * scale : 0.5, px);
 		}
 	}
 }
@@ -109,24 +124,37 @@ static void mk_pic_paint(const struct mk_pic *p, int64_t x0)
 /* Everything that may longjmp out; called under mk_pic_png's setjmp. */
 static void mk_pic_stream(struct mk_pic *p, FILE *f)
 {
-	size_t band_bytes = (size_t)(3 * p->side * p->width);
+	size_t band_bytes = (size_t)(3 * p->band_h * p->width);
+	mk_canvas cv = {.rgb = p->band, .w = p->width, .h = p->fr.title_h};
 
 	mk_png_set_file(p->png, f);
 	png_set_IHDR(p->png, p->info, (png_uint_32)p->width, (png_uint_32)p->height, 8,
 		     PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
 		     PNG_FILTER_TYPE_DEFAULT);
 	png_write_info(p->png, p->info);
+	if (p->fr.title_h) {
+		memset(p->band, MK_PIC_BACKGROUND, band_bytes);
+		mk_frame_title(&p->fr, &cv, p->title);
+		for (int64_t y = 0; y < p->fr.title_h; y++)
+			png_write_row(p->png, p->band + 3 * y * p->width);
+	}
+	cv.h = p->cell_h;
 	for (int64_t r = 0; r < p->rows; r++) {
 		memset(p->band, MK_PIC_BACKGROUND, band_bytes);
 		for (int64_t c = 0; c < p->cols && r * p->cols + c < p->count; c++) {
-			mk_pic_means(p, p->mats[r * p->cols + c]);
-			mk_pic_paint(p, c * (p->side + MK_PIC_GAP));
+			int64_t at = r * p->cols + c, x0 = c * (p->cell_w + p->gap) + p->fr.left;
+			double lo, hi;
+			mk_pic_means(p, p->mats[at]);
+			mk_pic_paint(p, x0, p->fr.top, &lo, &hi);
+			if (!p->o->plain)
+				mk_frame_draw(&p->fr, &cv, x0, p->fr.top, p->side, p->k,
+					      p->o->labels ? p->o->labels[at] : NULL, lo, hi);
 		}
-		for (int64_t y = 0; y < p->side; y++)
+		for (int64_t y = 0; y < p->cell_h; y++)
 			png_write_row(p->png, p->band + 3 * y * p->width);
 		/* the gap between bands: background rows, drawn from the band's first */
 		memset(p->band, MK_PIC_BACKGROUND, (size_t)(3 * p->width));
-		for (int64_t y = 0; r < p->rows - 1 && y < MK_PIC_GAP; y++)
+		for (int64_t y = 0; r < p->rows - 1 && y < p->gap; y++)
 			png_write_row(p->png, p->band);
 	}
 	png_write_end(p->png, p->info);
@@ -196,53 +224,103 @@ static int mk_pic_check(const char *path, const double *const *mats, int count, 
 	return MK_OK;
 }
 
-/* Sizes of the picture, checked against PNG's limits and the memory cap. */
-static int mk_pic_geometry(struct mk_pic *p, int columns, int64_t max_px)
+/* The panel's side in pixels: one per entry up to max_px, block means
+ * beyond; framed panels of few entries an integer number of pixels each. */
+static int64_t mk_pic_side(int64_t k, int64_t max_px, bool plain)
 {
-	uint64_t band, means;
+	int64_t up = 2 * MK_PIC_SMALL / k;
 
 	if (max_px == 0)
 		max_px = MK_PIC_DEFAULT_MAX_PX;
-	p->side = p->k <= max_px ? p->k : max_px;
+	if (k > max_px)
+		return max_px;
+	if (plain || k >= MK_PIC_SMALL)
+		return k;
+	return k * (k * up <= max_px ? up : max_px / k);
+}
+
+/* Sizes of the picture, checked against PNG's limits and the memory cap. */
+static int mk_pic_geometry(struct mk_pic *p, int columns)
+{
+	uint64_t band, means;
+
+	p->side = mk_pic_side(p->k, p->o->max_px, p->o->plain);
 	p->cols = columns < p->count ? columns : p->count;
 	p->rows = (p->count + p->cols - 1) / p->cols;
-	/* side <= 2^20 and cols, rows < 2^31: these products fit in int64 */
-	p->width = p->cols * p->side + (p->cols - 1) * MK_PIC_GAP;
-	p->height = p->rows * p->side + (p->rows - 1) * MK_PIC_GAP;
+	if (!p->o->plain)
+		mk_frame_layout(&p->fr, p->k, p->o->labels != NULL, p->o->title != NULL);
+	p->gap = p->o->plain ? MK_PIC_GAP : 0;
+	/* side <= 2^20, the frame a few hundred pixels and cols, rows < 2^31:
+	 * these products fit in int64 */
+	p->cell_w = p->fr.left + p->side + p->fr.right;
+	p->cell_h = p->fr.top + p->side + p->fr.bottom;
+	p->band_h = p->cell_h > p->fr.title_h ? p->cell_h : p->fr.title_h;
+	p->width = p->cols * p->cell_w + (p->cols - 1) * p->gap;
+	p->height = p->fr.title_h + p->rows * p->cell_h + (p->rows - 1) * p->gap;
 	if (p->width > PNG_UINT_31_MAX || p->height > PNG_UINT_31_MAX)
 		return mk_error_set(MK_ERANGE, "a %" PRId64 " x %" PRId64 " picture is too large for PNG",
 				    p->width, p->height);
-	if (mk_mul_u64((uint64_t)p->width * 3, (uint64_t)p->side, &band))
+	if (mk_mul_u64((uint64_t)p->width * 3, (uint64_t)p->band_h, &band))
 		return MK_ERANGE;
 	means = (uint64_t)p->side * (uint64_t)p->side * sizeof(double);
+	if (p->o->range.kind == MK_RANGE_PERCENTILE)
+		means *= 2;
 	if (band > UINT64_MAX - means)
 		return mk_error_set(MK_ERANGE, "the picture's buffers overflow");
 	return mk_check_memory(band + means, 0, "the picture");
 }
 
-int mk_png_matrices(const char *path, const double *const *mats, int count, int64_t k,
-		    int64_t lda, int columns, int64_t max_px)
+static int mk_pic_check_range(const mk_range *r)
 {
-	struct mk_pic p = {.mats = mats, .count = count, .k = k, .lda = lda};
+	if (r->kind == MK_RANGE_PERCENTILE && !(r->pct >= 0 && r->pct < 50))
+		return mk_error_set(MK_EINVAL, "percentile %g of the colour range is outside [0, 50)",
+				    r->pct);
+	if (r->kind == MK_RANGE_FIXED && !(isfinite(r->lo) && isfinite(r->hi) && r->lo < r->hi))
+		return mk_error_set(MK_EINVAL, "colour range %g:%g is not LO < HI", r->lo, r->hi);
+	return MK_OK;
+}
+
+int mk_png_heatmaps(const char *path, const double *const *mats, int count, int64_t k,
+		    int64_t lda, int columns, const mk_heatmap_opts *o)
+{
+	static const mk_heatmap_opts plain = {.plain = true};
+	struct mk_pic p = {.mats = mats, .count = count, .k = k, .lda = lda, .o = o ? o : &plain};
 	int ret;
 
-	ret = mk_pic_check(path, mats, count, k, lda, columns, max_px);
+	ret = mk_pic_check(path, mats, count, k, lda, columns, p.o->max_px);
+	if (ret || (ret = mk_pic_check_range(&p.o->range)))
+		return ret;
+	ret = mk_pic_geometry(&p, columns);
 	if (ret)
 		return ret;
-	ret = mk_pic_geometry(&p, columns, max_px);
-	if (ret)
-		return ret;
+	if (p.o->title) {
+		char range[64];
+		/* the reader must know that colours may be clipped */
+		mk_range_describe(&p.o->range, range, sizeof range);
+		snprintf(p.title, sizeof p.title, "%s   (%s)", p.o->title, range);
+	}
 	p.means = malloc((size_t)(p.side * p.side) * sizeof *p.means);
-	p.band = malloc((size_t)(3 * p.side * p.width));
-	if (!p.means || !p.band) {
+	p.band = malloc((size_t)(3 * p.band_h * p.width));
+	if (p.o->range.kind == MK_RANGE_PERCENTILE)
+		p.scratch = malloc((size_t)(p.side * p.side) * sizeof *p.scratch);
+	if (!p.means || !p.band || (p.o->range.kind == MK_RANGE_PERCENTILE && !p.scratch)) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 		goto out;
 	}
 	ret = mk_io_atomic(path, mk_pic_write, &p);
 out:
 	free(p.means);
+	free(p.scratch);
 	free(p.band);
 	return ret;
+}
+
+int mk_png_matrices(const char *path, const double *const *mats, int count, int64_t k,
+		    int64_t lda, int columns, int64_t max_px)
+{
+	mk_heatmap_opts o = {.max_px = max_px, .plain = true};
+
+	return mk_png_heatmaps(path, mats, count, k, lda, columns, &o);
 }
 
 /* ---- one small matrix as a grid of square cells ---------------------------- */

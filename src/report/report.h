@@ -7,6 +7,7 @@
 #define MK_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct cJSON;
@@ -29,6 +30,17 @@ typedef struct rp_section {
 	FILE *f;           /* open_memstream over text while the section runs */
 } rp_section;
 
+/* The model the report studies (report_model.c). */
+typedef struct rp_model {
+	bool tried, ok, real;
+	bool encoded, encode_failed;
+	char dir[4096];     /* as the commands get it (relative: under the output directory) */
+	char label[160];
+	char reason[RP_REASON_MAX];
+	char *encode_cmd;   /* the encode command, once run */
+	int64_t layers, heads, samples, n, tokens;
+} rp_model;
+
 typedef struct report {
 	char out[4096];     /* the output directory, absolute */
 	char self[4096];    /* this program */
@@ -38,12 +50,28 @@ typedef struct report {
 	char **sweeps;
 	int nsweeps;
 	const char *only;   /* comma-separated section names, or NULL */
-	rp_item *items;
+	rp_item **items;    /* each allocated alone: the pointers stay valid */
 	int nitems, capitems;
 	rp_section *cur;    /* the section being written */
 	bool verbose;
 	char *invocation;   /* this report's own command line */
+	const char *model_opt; /* --model DIR, "none", or NULL: the default */
+	const char *text;   /* --text FILE, or NULL: the default */
+	int64_t samples;    /* --samples, or 0: the default */
+	char samples_text[24];
+	rp_model model;
 } report;
+
+/* Text built in memory (open_memstream); rp_buf_write closes it and
+ * writes it to the item's file, marking the item failed otherwise. */
+typedef struct rp_buf {
+	char *text;
+	size_t len;
+	FILE *f;
+} rp_buf;
+bool rp_buf_open(rp_buf *b);
+void rp_buf_write(report *r, rp_buf *b, rp_item *it);
+void rp_buf_discard(rp_buf *b);
 
 /* Markdown into the current section. */
 void rp_md(report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -95,6 +123,22 @@ int rp_write_file(report *r, const char *file, const char *text, size_t len);
 int rp_path(const report *r, const char *file, char *buf, size_t size);
 
 /* The sections, in the report's order. */
+/* The synthetic BERT (report_synth.c): config.json, vocab.txt and
+ * model.safetensors in dir (made if missing); MK_OK, or a status with the
+ * reason written. */
+int rp_synthetic_bert(const char *dir, uint64_t seed, char *reason, size_t size);
+
+/* The model (report_model.c): NULL with r->model.reason when none could
+ * be had; rp_model_attn runs encode once and gives its output's path
+ * (relative to the output directory), or NULL with the reason. */
+const rp_model *rp_model_get(report *r);
+const char *rp_model_attn(report *r, char *reason, size_t size);
+const char *rp_model_text(const report *r);
+/* "Model: ..." for a section's text, and the section's commands after the
+ * encode command. */
+void rp_model_md(report *r);
+void rp_model_commands(report *r, char **cmds, int n);
+
 void rp_section_header(report *r);
 void rp_section_sparsebert_fig1(report *r);
 void rp_section_sparsebert_table4(report *r);
@@ -103,6 +147,16 @@ void rp_section_eq9(report *r);
 void rp_section_tisa(report *r);
 void rp_section_explain(report *r);
 void rp_section_sweep(report *r);
+void rp_section_attention(report *r);
+void rp_section_dam(report *r);
+void rp_section_axis(report *r);
+/* Parts of eq9 and explain on the model's real attention (report_attn.c). */
+void rp_eq9_real(report *r);
+void rp_explain_real(report *r);
+/* Grouped bars (templates/bars.gp): values[group * nseries + s]. */
+void rp_plot_bars(report *r, rp_item *it, const char *title, const char *ylabel,
+		  const char *const *groups, int ngroups, const char *const *series, int nseries,
+		  const double *values);
 
 /* The sweep CSV reader (report_sweep.c), exposed for its tests. */
 typedef struct rp_sweep_row {

@@ -196,7 +196,7 @@ void rp_section_header(report *r)
 	mk_machine_describe(&m);
 	rp_gnuplot_version(r, gp, sizeof gp);
 	for (int k = 0; k < r->nitems; k++)
-		failed += !r->items[k].ok;
+		failed += !r->items[k]->ok;
 	rp_md(r, "Made by **maskkit %s** (commit %s) with ", m.version,
 	      m.commit[0] ? m.commit : "unknown");
 	rp_md_code(r, r->invocation);
@@ -211,9 +211,9 @@ void rp_section_header(report *r)
 		rp_md(r, "> **%d of %d figures and tables could not be made:**\n>\n", failed,
 		      r->nitems);
 		for (int k = 0; k < r->nitems; k++)
-			if (!r->items[k].ok) {
-				rp_md(r, "> - `%s` (%s): ", r->items[k].file, r->items[k].section);
-				rp_md_text(r, r->items[k].reason);
+			if (!r->items[k]->ok) {
+				rp_md(r, "> - `%s` (%s): ", r->items[k]->file, r->items[k]->section);
+				rp_md_text(r, r->items[k]->reason);
 				rp_md(r, "\n");
 			}
 		rp_md(r, "\n");

@@ -19,6 +19,33 @@
 
 #define RP_OUTPUT_MAX (64u << 20) /* of a child's stdout: JSON tables are far smaller */
 
+bool rp_buf_open(rp_buf *b)
+{
+	b->f = open_memstream(&b->text, &b->len);
+	return b->f != NULL;
+}
+
+void rp_buf_write(report *r, rp_buf *b, rp_item *it)
+{
+	bool ok = b->f && fclose(b->f) == 0;
+
+	b->f = NULL;
+	if (!ok)
+		rp_fail(r, it, "out of memory");
+	else if (it->ok && rp_write_file(r, it->file, b->text, b->len))
+		rp_fail(r, it, mk_error());
+	free(b->text);
+	b->text = NULL;
+}
+
+void rp_buf_discard(rp_buf *b)
+{
+	if (b->f)
+		fclose(b->f);
+	free(b->text);
+	*b = (rp_buf){0};
+}
+
 void rp_md(report *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -88,7 +115,7 @@ void rp_csv_field(FILE *f, const char *s)
 /* `maskkit report --out . --only SECTION` with the inputs it needs. */
 static char *rp_only_command(const report *r)
 {
-	const char *argv[4 * 64 + 8];
+	const char *argv[4 * 64 + 16];
 	int n = 0;
 	bool tisa = !strcmp(r->cur->slot, "tisa"), sweep = !strcmp(r->cur->slot, "sweep");
 
@@ -99,6 +126,18 @@ static char *rp_only_command(const report *r)
 	argv[n++] = r->cur->slot;
 	if (r->quick)
 		argv[n++] = "--quick";
+	if (!sweep && r->model_opt) {
+		argv[n++] = "--model";
+		argv[n++] = r->model_opt;
+	}
+	if (!sweep && r->text) {
+		argv[n++] = "--text";
+		argv[n++] = r->text;
+	}
+	if (!sweep && r->samples) {
+		argv[n++] = "--samples";
+		argv[n++] = r->samples_text;
+	}
 	for (int k = 0; tisa && k < r->nweights && k < 64; k++) {
 		argv[n++] = "--weights";
 		argv[n++] = r->weights[k];
@@ -371,21 +410,23 @@ rp_item *rp_promise(report *r, const char *file)
 
 	if (r->nitems == r->capitems) {
 		int cap = r->capitems ? 2 * r->capitems : 32;
-		rp_item *grown = realloc(r->items, (size_t)cap * sizeof *grown);
+		rp_item **grown = realloc(r->items, (size_t)cap * sizeof *grown);
 		if (!grown)
 			return NULL;
 		r->items = grown;
 		r->capitems = cap;
 	}
-	it = &r->items[r->nitems];
+	if (!(it = calloc(1, sizeof *it)))
+		return NULL;
 	*it = (rp_item){.file = strdup(file), .section = strdup(r->cur ? r->cur->slot : ""),
 			.ok = true};
 	if (!it->file || !it->section) {
 		free(it->file);
 		free(it->section);
+		free(it);
 		return NULL;
 	}
-	r->nitems++;
+	r->items[r->nitems++] = it;
 	return it;
 }
 
@@ -433,7 +474,7 @@ void rp_md_figure(report *r, rp_item *it, const char *alt)
 	if (it->ok) {
 		rp_md(r, "![%s](%s)\n\n", alt, it->file);
 		for (int k = 0; rp_svg_name(it->file, svg, sizeof svg) && k < r->nitems; k++)
-			if (r->items[k].ok && !strcmp(r->items[k].file, svg))
+			if (r->items[k]->ok && !strcmp(r->items[k]->file, svg))
 				rp_md(r, "SVG: [%s](%s)\n\n", svg, svg);
 		return;
 	}

@@ -1,0 +1,7 @@
+. "$(dirname "$0")/../lib.sh"
+need_numpy_h5py
+# a LayerNorm bias left out of the weights: named
+"$py" "$SRCDIR/tests/cli/fixtures/make_encoder.py" model --drop encoder.layer.1.output.LayerNorm.bias || exit 1
+printf 'hello world\n' >t.txt
+printf 'model\nt.txt\nkeep.list\n' >keep.list
+bad_input out.h5 "$MASKKIT" encode model --text t.txt -o out.h5
