@@ -11,10 +11,13 @@ maskkit.  Both sides run on the same token ids (those maskkit wrote), the
 numpy side in float32, sentence by sentence, with OpenBLAS under numpy on the
 same threads (OMP_NUM_THREADS / OPENBLAS_NUM_THREADS, default 2).  maskkit's
 time is the whole process (reading the model, tokenising, the forward pass,
-writing the compressed attention maps); numpy's is the forward pass only.
+writing the compressed attention maps), and its forward pass alone (encode
+--json's times); numpy's is the forward pass, then the same plus writing the
+same layout with h5py.
 Peak memory: maskkit's maximum resident set for 1,000 sentences
 (/usr/bin/time -v)."""
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -43,8 +46,10 @@ def text_file(tmp):
 
 
 def run_encode(maskkit, model, text, out, limit, timed=False):
+    """(wall seconds of the whole process, peak RSS MiB or None, the forward
+    pass's own seconds from --json)."""
     cmd = [maskkit, "encode", model, "--text", text, "--sentences", "--limit", str(limit),
-           "-o", out, "--quiet"]
+           "-o", out, "--quiet", "--json"]
     if timed:
         cmd = ["/usr/bin/time", "-v"] + cmd
     t0 = time.perf_counter()
@@ -56,7 +61,24 @@ def run_encode(maskkit, model, text, out, limit, timed=False):
     for line in r.stderr.splitlines():
         if "Maximum resident set size" in line:
             rss = int(line.split()[-1]) / 1024
-    return dt, rss
+    t = json.loads(r.stdout)["times"]
+    return dt, rss, sum(v for k, v in t.items() if k != "writing")
+
+
+def numpy_write(path, probs, ids, lengths, n):
+    """The same layout encode writes, with h5py: float32, one chunk per
+    (sample, layer), shuffle + deflate level 1."""
+    s, layers, heads = len(probs), probs[0].shape[0], probs[0].shape[1]
+    with h5py.File(path, "w") as f:
+        d = f.create_dataset("attn", (s, layers, heads, n, n), "f4", chunks=(1, 1, heads, n, n),
+                             shuffle=True, compression="gzip", compression_opts=1)
+        for k, p in enumerate(probs):
+            block = np.zeros((layers, heads, n, n), np.float32)
+            m = p.shape[-1]
+            block[:, :, :m, :m] = p
+            d[k] = block
+        f["lengths"] = lengths
+        f["ids"] = ids
 
 
 def main():
@@ -74,24 +96,31 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         text = text_file(tmp)
         out = os.path.join(tmp, "attn.h5")
-        mk = [run_encode(maskkit, a.model, text, out, a.sentences)[0] for _ in range(a.reps)]
+        runs = [run_encode(maskkit, a.model, text, out, a.sentences) for _ in range(a.reps)]
+        mk = [x[0] for x in runs]
+        mk_fwd = [x[2] for x in runs]
         with h5py.File(out, "r") as f:
             ids, lengths = f["ids"][()], f["lengths"][()]
         n = len(lengths)
         model = bert_ref.Bert(a.model, dtype=np.float32)
-        npt = []
+        npt, npw = [], []
         for _ in range(a.reps):
             t0 = time.perf_counter()
-            for s in range(n):
-                model.forward(ids[s, :lengths[s]])
-            npt.append(time.perf_counter() - t0)
-        mk_med, np_med = statistics.median(mk), statistics.median(npt)
+            probs = [model.forward(ids[s, :lengths[s]])[0] for s in range(n)]
+            t1 = time.perf_counter()
+            numpy_write(os.path.join(tmp, "np.h5"), probs, ids, lengths, ids.shape[1])
+            npt.append(t1 - t0)
+            npw.append(time.perf_counter() - t0)
+        med = statistics.median
         print(f"{n} sentences, {int(lengths.sum())} tokens (mean {lengths.mean():.1f}, "
               f"longest {lengths.max()}), {threads} threads, medians of {a.reps}:")
-        print(f"  maskkit encode (whole process): {mk_med:.3f} s = {n / mk_med:.1f} sentences/s")
-        print(f"  numpy forward pass (float32):   {np_med:.3f} s = {n / np_med:.1f} sentences/s")
-        print(f"  maskkit is {np_med / mk_med:.2f}x faster")
-        dt, rss = run_encode(maskkit, a.model, text, out, 1000, timed=True)
+        print(f"  forward pass:   maskkit {med(mk_fwd):.3f} s ({n / med(mk_fwd):.1f} sentences/s), "
+              f"numpy {med(npt):.3f} s ({n / med(npt):.1f}/s): maskkit {med(npt) / med(mk_fwd):.2f}x "
+              "faster")
+        print(f"  with the output written (same layout, deflate 1 + shuffle): maskkit encode's "
+              f"whole process {med(mk):.3f} s ({n / med(mk):.1f}/s), numpy + h5py {med(npw):.3f} s "
+              f"({n / med(npw):.1f}/s): maskkit {med(npw) / med(mk):.2f}x faster")
+        dt, rss, _ = run_encode(maskkit, a.model, text, out, 1000, timed=True)
         with h5py.File(out, "r") as f:
             m = f["lengths"].shape[0]
         print(f"  {m} sentences: {dt:.2f} s, peak RSS {rss:.0f} MiB, output "

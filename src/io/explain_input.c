@@ -211,6 +211,17 @@ typedef struct qk_file {
 	hid_t h;
 } qk_file;
 
+/* Opens spec's file (path: its buffer of cap bytes) for reading its group. */
+static int qk_open_file(const char *spec, char *path, size_t cap, qk_file *f)
+{
+	int ret;
+
+	if ((ret = qk_split(spec, path, cap, &f->group)))
+		return ret;
+	mk_h5_silence();
+	return mk_h5_open(path, &f->h);
+}
+
 static bool qk_has(const qk_file *f, const char *name)
 {
 	char full[4096];
@@ -270,10 +281,7 @@ int mk_qk_read(const char *spec, int64_t heads, bool tf, uint64_t max_memory, mk
 	int ret;
 
 	memset(out, 0, sizeof *out);
-	if ((ret = qk_split(spec, path, sizeof path, &f.group)))
-		return ret;
-	mk_h5_silence();
-	if ((ret = mk_h5_open(path, &f.h)))
+	if ((ret = qk_open_file(spec, path, sizeof path, &f)))
 		return ret;
 	if (qk_has(&f, "q") || qk_has(&f, "k")) {
 		if (!qk_has(&f, "q") || !qk_has(&f, "k")) {
@@ -376,10 +384,7 @@ int mk_qk_read_sample(const char *spec, int64_t sample, uint64_t max_memory, mk_
 	int ret;
 
 	memset(out, 0, sizeof *out);
-	if ((ret = qk_split(spec, path, sizeof path, &f.group)))
-		return ret;
-	mk_h5_silence();
-	if ((ret = mk_h5_open(path, &f.h)))
+	if ((ret = qk_open_file(spec, path, sizeof path, &f)))
 		return ret;
 	if ((ret = qk_open4(&f, "q", &dq, qd)) || (ret = qk_open4(&f, "k", &dk, kd)))
 		goto cleanup;
