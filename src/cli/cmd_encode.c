@@ -253,7 +253,7 @@ const struct mk_cmd mk_cmd_encode = {
 "The output, OUT.h5:\n"
 "  /attn      float32 [samples, layers, heads, N, N]: sample i's P = softmax(Q K^T\n"
 "             / sqrt(dk)) in its top-left len_i x len_i (row: query), zeros elsewhere;\n"
-"             N is the longest sample; one chunk per (sample, layer), shuffle + deflate\n"
+"             N is the longest sample; chunks of a (sample, layer) tile, shuffle + deflate\n"
 "  /lengths   int64 [samples]: tokens, [CLS] and [SEP] included\n"
 "  /ids       int32 [samples, N]: the token ids, 0-padded\n"
 "  /qk/layer_L/q, /qk/layer_L/k   (--qk) float32 [samples, heads, N, dk], zero-padded:\n"

@@ -1,8 +1,8 @@
 /*
  * maskkit encode's output: the attention probabilities of every sample and
  * layer, written batch by batch into /attn [samples, layers, heads, N, N]
- * (one chunk per (sample, layer)), with /lengths, /ids and optionally each
- * layer's queries and keys.
+ * (chunks of one (sample, layer) and a tile of B x B cells), with /lengths,
+ * /ids and optionally each layer's queries and keys.
  *
  * The chunks are compressed here, not by libhdf5: its filter pipeline runs
  * on the one thread that calls H5Dwrite, and deflating the maps took about
@@ -26,6 +26,14 @@
 #include "internal.h"
 
 #define EH_LEVEL 1 /* deflate level: the maps are mostly zeros or near it */
+/* /attn is chunked by tiles of (sample, layer, every head, B query rows, B
+ * keys), B = N / 4 rounded up to EH_TILE_ALIGN and at least EH_TILE_MIN: a
+ * sample's cells past its length are zeros, and a tile of them is one chunk
+ * compressed once per file and written again, so the padding around a short
+ * sentence costs no deflate (200 sentences of mean length 33, N = 128:
+ * writing 0.5 s instead of 1.15 s). */
+#define EH_TILE_MIN 32
+#define EH_TILE_ALIGN 8
 
 /* One chunk of floats to write: heads blocks of rows x cols, of which the
  * top-left rows_valid x cols_valid come from src (row i of block h at src +
@@ -63,7 +71,9 @@ typedef struct eh_job {
 	hid_t attn, *q, *k; /* q, k: per layer, with --qk */
 	bool deflate;
 	int64_t first;      /* the batch's first sample */
-	eh_block *blocks;   /* room for one layer of a batch: count (x 3 with --qk) */
+	int64_t tile, tiles; /* a chunk's rows and keys; tiles along each axis */
+	eh_out zero;        /* an /attn chunk of zeros as stored */
+	eh_block *blocks;   /* one layer of a batch: count x (tiles^2 + 2 with --qk) */
 	eh_out *outs;       /* as many */
 	eh_buf *bufs;       /* one per thread */
 	int nbufs;
@@ -166,6 +176,10 @@ static void eh_pack(const eh_block *b, eh_buf *f, bool deflate, eh_out *out)
 	size_t bytes = 4 * (size_t)(b->heads * b->rows * b->cols);
 
 	out->err = Z_OK;
+	if (b->src == NULL) { /* a tile of padding: j->zero */
+		out->data = NULL;
+		return;
+	}
 	out->len = bytes;
 	if (deflate) {
 		eh_shuffle(b, f->raw);
@@ -197,14 +211,15 @@ static int eh_write_blocks(eh_job *j, const eh_block *blocks, int64_t count)
 		eh_pack(&blocks[k], f, j->deflate, &j->outs[k]);
 	}
 	for (int64_t k = 0; k < count; k++) {
-		const eh_out *o = &j->outs[k];
+		const eh_out *o = blocks[k].src ? &j->outs[k] : &j->zero;
 		if (ret == MK_OK && o->err != Z_OK)
 			ret = mk_error_set(o->err == Z_MEM_ERROR ? MK_ENOMEM : MK_EINTERNAL,
 					   "cannot compress a chunk (zlib status %d)", o->err);
 		if (ret == MK_OK &&
 		    H5Dwrite_chunk(blocks[k].dset, H5P_DEFAULT, 0, blocks[k].at, o->len, o->data) < 0)
 			ret = mk_error_set(MK_ESYS, "HDF5 cannot write a chunk");
-		free(o->data);
+		if (blocks[k].src)
+			free(o->data);
 	}
 	return ret;
 }
@@ -217,10 +232,17 @@ static int eh_layer(void *arg, const mk_encoder_layer *x)
 
 	for (int64_t s = 0; s < x->count; s++) {
 		int64_t len = x->len[s], at = j->first + s;
-		j->blocks[m++] = (eh_block){.src = x->p + x->poff[s], .heads = x->heads, .rows = n,
-					    .cols = n, .rows_valid = len, .cols_valid = len,
-					    .hstride = len * len, .rstride = len, .dset = j->attn,
-					    .at = {(hsize_t)at, (hsize_t)x->layer, 0, 0, 0}};
+		for (int64_t b = 0; b < j->tiles * j->tiles; b++) {
+			int64_t r0 = b / j->tiles * j->tile, c0 = b % j->tiles * j->tile;
+			int64_t rv = len - r0, cv = len - c0;
+			rv = rv < 0 ? 0 : rv > j->tile ? j->tile : rv;
+			cv = cv < 0 ? 0 : cv > j->tile ? j->tile : cv;
+			j->blocks[m++] = (eh_block){
+				.src = rv && cv ? x->p + x->poff[s] + r0 * len + c0 : NULL,
+				.heads = x->heads, .rows = j->tile, .cols = j->tile, .rows_valid = rv,
+				.cols_valid = cv, .hstride = len * len, .rstride = len, .dset = j->attn,
+				.at = {(hsize_t)at, (hsize_t)x->layer, 0, (hsize_t)r0, (hsize_t)c0}};
+		}
 		for (int t = 0; j->o->qk && t < 2; t++)
 			j->blocks[m++] = (eh_block){
 				.src = x->qkv + x->off[s] * 3 * x->hidden + t * x->hidden,
@@ -312,7 +334,7 @@ static int eh_create(eh_job *j)
 	const mk_model_config *c = mk_encoder_config(j->e);
 	int64_t s = j->x->samples, n = j->x->n, dk = c->hidden / c->heads;
 	hsize_t dims[5] = {(hsize_t)s, (hsize_t)c->layers, (hsize_t)c->heads, (hsize_t)n, (hsize_t)n};
-	hsize_t chunk[5] = {1, 1, (hsize_t)c->heads, (hsize_t)n, (hsize_t)n};
+	hsize_t chunk[5] = {1, 1, (hsize_t)c->heads, (hsize_t)j->tile, (hsize_t)j->tile};
 	hsize_t qd[4] = {(hsize_t)s, (hsize_t)c->heads, (hsize_t)n, (hsize_t)dk};
 	hsize_t qc[4] = {1, (hsize_t)c->heads, (hsize_t)n, (hsize_t)dk};
 	char name[64];
@@ -352,8 +374,10 @@ static int eh_create(eh_job *j)
 static int eh_buffers(eh_job *j)
 {
 	const mk_model_config *c = mk_encoder_config(j->e);
-	int64_t n = j->x->n, per = j->o->qk ? 3 : 1;
-	size_t bytes = 4 * (size_t)(c->heads * n * (n > c->hidden / c->heads ? n : c->hidden / c->heads));
+	int64_t n = j->x->n, per = j->tiles * j->tiles + (j->o->qk ? 2 : 0);
+	int64_t dk = c->hidden / c->heads, cells = j->tile * j->tile;
+	/* the largest chunk: a tile of /attn, or a sample's queries */
+	size_t bytes = 4 * (size_t)(c->heads * (cells > n * dk ? cells : n * dk));
 
 #ifdef _OPENMP
 	j->nbufs = omp_get_max_threads();
@@ -370,6 +394,13 @@ static int eh_buffers(eh_job *j)
 		if ((j->deflate && !(f->raw = malloc(bytes))) || !(f->z = malloc(f->zcap)))
 			return mk_error_set(MK_ENOMEM, "out of memory for the chunks");
 	}
+	/* the chunk of padding: a block with no valid row, packed as any other */
+	static const float none[1];
+	eh_pack(&(eh_block){.src = none, .heads = c->heads, .rows = j->tile, .cols = j->tile},
+		&j->bufs[0], j->deflate, &j->zero);
+	if (j->zero.err != Z_OK)
+		return mk_error_set(MK_ENOMEM, "cannot compress the chunk of padding (zlib status %d)",
+				    j->zero.err);
 	return MK_OK;
 }
 
@@ -384,6 +415,7 @@ static void eh_release(eh_job *j)
 	free(j->bufs);
 	free(j->blocks);
 	free(j->outs);
+	free(j->zero.data);
 	free(j->q);
 	free(j->k);
 }
@@ -437,6 +469,10 @@ int mk_encode_write(mk_encoder *e, const mk_encode_ids *x, const mk_encode_opts 
 		return mk_error_set(MK_EINVAL, "nothing to encode");
 	mk_h5_silence();
 	j.deflate = mk_h5_have_deflate();
+	j.tile = ((x->n + 3) / 4 + EH_TILE_ALIGN - 1) / EH_TILE_ALIGN * EH_TILE_ALIGN;
+	j.tile = j.tile < EH_TILE_MIN ? EH_TILE_MIN : j.tile;
+	j.tile = j.tile > x->n ? x->n : j.tile;
+	j.tiles = (x->n + j.tile - 1) / j.tile;
 	mk_encoder_get_times(e, &t0);
 	j.t0 = eh_now();
 	ret = mk_io_atomic(path, eh_write_tmp, &j);
