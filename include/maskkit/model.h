@@ -225,6 +225,19 @@ typedef struct mk_encode_result {
 int mk_encode_write(mk_encoder *e, const mk_encode_ids *x, const mk_encode_opts *o,
 		    const char *path, mk_encode_result *r);
 
+/* ---- one sentence's queries and keys (model_qk.c) ------------------------- */
+
+/* The queries (bias included, before the 1/sqrt(dk) scaling) and keys of
+ * every head at one layer (0-based) of a model (a directory, or a weights
+ * file with config.json beside it) run over one sample of a text: its
+ * non-blank line, or with `sentences` its sentence, number `sample`
+ * (0-based), tokenised (tokenizer: NULL for the model's own) and cut to
+ * max_len.  *out as explain.h's mk_qk_read gives it ([heads, n, dk]). */
+struct mk_qk;
+int mk_qk_from_model(const char *model, const char *tokenizer, const char *text,
+		     bool sentences, int64_t sample, int64_t layer, int64_t max_len,
+		     uint64_t max_memory, struct mk_qk *out);
+
 #ifdef __cplusplus
 }
 #endif

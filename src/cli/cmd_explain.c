@@ -130,6 +130,15 @@ static const struct cli_opt ex_table[] = {
 	CLI_OPT_INT("sample", 0, ex_opts, sample, "K", 0, INT64_MAX / 2, NULL,
 		    "INPUT's q and k are [samples, heads, N, dk] (maskkit encode --qk): take sample "
 		    "K (0-based), cut to its length in the file's /lengths"),
+	CLI_OPT_FILE("text", 0, ex_opts, text, "FILE",
+		     "INPUT is a model (a HuggingFace directory): run it over sample K (--sample, "
+		     "default 0) of this text and take that sentence's queries and keys"),
+	CLI_OPT_FLAG("sentences", 0, ex_opts, sentences,
+		     "--text's samples are its sentences (default: its non-blank lines)"),
+	CLI_OPT_INT("layer", 0, ex_opts, layer, "L", 0, 100000, "0",
+		    "with --text: the layer whose queries and keys are taken (0-based)"),
+	CLI_OPT_INT("max-len", 0, ex_opts, max_len, "N", 2, MK_N_MAX, "512",
+		    "with --text: tokens kept of the sentence, [CLS] and [SEP] included"),
 	CLI_OPT_CALL("linear", 0, explain_opt_linear, "torch|tf", "torch",
 		     "wq/wk stored [heads*d, D] as PyTorch's Linear or [D, heads*d] as Keras"),
 	CLI_OPT_STRING("mask", 0, ex_opts, mask, "EXPR",
@@ -185,8 +194,8 @@ static const struct cli_opt ex_table[] = {
 
 /* Which options belong to one mode only (the others: to both). */
 static const char *const ex_input_only[] = {
-	"random", "q", "k", "heads", "sample", "linear", "mask", "norm", "eps", "sinkhorn-trace", "bins",
-	"hist-csv", "tile", "max-memory", "progress", NULL};
+	"random", "q", "k", "heads", "sample", "text", "sentences", "layer", "max-len", "linear", "mask",
+	"norm", "eps", "sinkhorn-trace", "bins", "hist-csv", "tile", "max-memory", "progress", NULL};
 static const char *const ex_toy_only[] = {"score", "steps", "sd", "a", "r", "sizes", NULL};
 static const char *const ex_collapse_only[] = {"steps", "sd", "seed", NULL};
 static const char *const ex_distance_only[] = {"a", "r", "sizes", NULL};
@@ -258,7 +267,11 @@ static int explain_check_opts(const ex_opts *o, int nargs)
 		return cli_usage_error(c, "--linear applies to an INPUT holding x, wq and wk");
 	if (o->has_sample && !nargs)
 		return cli_usage_error(c, "--sample applies to an INPUT holding q and k [samples, "
-				       "heads, N, dk]");
+				       "heads, N, dk], or a model with --text");
+	if (o->text && (!nargs || o->linear || o->heads))
+		return cli_usage_error(c, "--text runs INPUT, a model, over a text: %s",
+				       !nargs ? "give the model" : o->linear ? "no --linear" :
+				       "the heads are the model's (no --heads)");
 	if (o->has_sample && o->linear)
 		return cli_usage_error(c, "--sample takes q and k, not x, wq and wk (no --linear)");
 	for (size_t a = 0; a < 4; a++)
@@ -305,6 +318,9 @@ static int explain_load(const ex_opts *o, mk_qk *qk)
 	if (o->input && mk_tensor_format(o->input) == MK_FMT_NPY)
 		return mk_error_set(MK_EINVAL, "INPUT '%s' is a .npy file: give Q and K as --q Q.npy "
 				    "--k K.npy", o->input);
+	if (o->input && o->text)
+		return mk_qk_from_model(o->input, NULL, o->text, o->sentences,
+					o->has_sample ? o->sample : 0, o->layer, o->max_len, mem, qk);
 	if (o->input && o->has_sample) {
 		if ((ret = mk_qk_read_sample(o->input, o->sample, mem, qk)) == MK_OK && o->heads &&
 		    o->heads != qk->heads)
@@ -416,6 +432,7 @@ const struct mk_cmd mk_cmd_explain = {
 	.name = "explain",
 	.summary = "explaining away: column sums of softmax vs doubly-normalised attention",
 	.synopsis = "INPUT [options]\n"
+		    "MODEL --text FILE [--sentences] [--sample K] [--layer L] [options]\n"
 		    "--random S,d[,scale] [--heads H] [--seed SEED] [options]\n"
 		    "--q Q --k K [options]\n"
 		    "--toy collapse [--steps N] [--seed SEED] [--score dot|dist]\n"
@@ -439,8 +456,11 @@ const struct mk_cmd mk_cmd_explain = {
 "([S, d], [heads, S, d] or [batch, heads, S, d]; with --sample K, sample K of\n"
 "[samples, heads, N, d] cut to its /lengths, as maskkit encode --qk writes\n"
 "them), or a layer's input x [S, D]\n"
-"with wq, wk (and biases bq, bk; --heads and --linear say how); --random;\n"
-"--q Q --k K.\n"
+"with wq, wk (and biases bq, bk; --heads and --linear say how); a model (a\n"
+"HuggingFace directory, as maskkit encode takes) with --text FILE: sample K\n"
+"(--sample, default 0: a non-blank line, or with --sentences a sentence)\n"
+"run through the model, and layer L's queries and keys of every head;\n"
+"--random; --q Q --k K.\n"
 "\n"
 "--toy NAME runs one of that paper's toy models instead: points x_i attend to\n"
 "each other with Q = K = I, x_i <- sum_j pi_ij x_j, all at once.  UNAS:\n"
@@ -474,5 +494,6 @@ const struct mk_cmd mk_cmd_explain = {
 "  maskkit explain --random 512,64,2 --mask local16 --png hist.png\n"
 "  maskkit explain attn.h5:/explain --heads 4 --linear tf --csv -\n"
 "  maskkit explain maps.h5:/qk/layer_2 --sample 0 --norm softmax,dnas --json\n"
+"  maskkit explain MODEL_DIR --text book.txt --sentences --sample 3 --layer 5\n"
 "  maskkit explain --toy collapse --steps 6 -o collapse\n",
 };

@@ -15,6 +15,9 @@ typedef struct ex_opts {
 	int64_t heads, rand_n, rand_d, tile, trace, bins;
 	int64_t sample;        /* --sample (when has_sample) */
 	bool has_sample;
+	const char *text;      /* --text: INPUT is a model run over this text */
+	int64_t layer, max_len;
+	bool sentences;
 	double scale;
 	int tf;                /* --linear: 0 torch, 1 tf */
 	bool linear, json;
