@@ -346,9 +346,12 @@ static void sweep_progress(sweep_run *x, const mk_sweep_row *r, const char *norm
 	char what[160];
 	if (!x->o->progress)
 		return;
-	if (r)
+	if (r && r->param)
 		snprintf(what, sizeof what, "%s %s=%" PRId64 " (target %.0f%%, got %.1f%%), %s",
 			 r->pattern, r->param, r->point.value, 100 * r->target,
+			 100 * r->point.sparsity, norm);
+	else if (r)
+		snprintf(what, sizeof what, "%s (its own sparsity, %.1f%%), %s", r->pattern,
 			 100 * r->point.sparsity, norm);
 	else
 		snprintf(what, sizeof what, "dense, %s", norm);
@@ -427,6 +430,38 @@ static size_t sweep_mine(const mk_sweep_opts *o, size_t p, size_t t0, size_t t1)
 	return count;
 }
 
+/* A mask without a parameter to vary: one point at its own sparsity. */
+static int sweep_fixed(sweep_run *x, mk_sweep_row *r, const char *text,
+		       int (*emit)(const mk_sweep_row *, void *), void *arg)
+{
+	const mk_sweep_opts *o = x->o;
+	mk_bind_opts b = {.n = o->shape.n, .seed = o->seed, .max_memory = o->max_memory};
+	mk_expr *e = NULL;
+	mk_measure m;
+	int ret;
+
+	if (strlen(text) >= sizeof r->point.expr)
+		return mk_error_set(MK_EINVAL, "mask '%.40s...' is longer than %zu characters", text,
+				    sizeof r->point.expr - 1);
+	if ((ret = mk_expr_parse(text, &e)) || (ret = mk_expr_bind(e, &b)) ||
+	    (ret = mk_measure_expr(e, NULL, 0, NULL, NULL, &m)))
+		goto out;
+	r->point.value = 0;
+	r->point.count = m.count;
+	r->point.sparsity = m.sparsity;
+	snprintf(r->point.expr, sizeof r->point.expr, "%s", text);
+	r->target = m.sparsity;
+	ret = sweep_mask(x, r, emit, arg);
+out:
+	mk_expr_free(e);
+	return ret;
+}
+
+const char *mk_sweep_label(const mk_sweep_opts *o, size_t p)
+{
+	return o->labels && o->labels[p] ? o->labels[p] : o->patterns[p];
+}
+
 static int sweep_patterns(sweep_run *x, int (*emit)(const mk_sweep_row *, void *), void *arg)
 {
 	const mk_sweep_opts *o = x->o;
@@ -434,7 +469,14 @@ static int sweep_patterns(sweep_run *x, int (*emit)(const mk_sweep_row *, void *
 	int ret = MK_OK;
 
 	for (size_t p = 0; p < o->npatterns && !ret; p++) {
-		mk_sweep_row r = {.pattern = o->patterns[p], .param = mk_sweep_param(o->patterns[p])};
+		mk_sweep_row r = {.pattern = mk_sweep_label(o, p),
+				  .param = mk_sweep_param(o->patterns[p]),
+				  .grid = (int64_t)(p * o->ntargets)};
+		if (!r.param) {
+			if (sweep_mine(o, p, 0, 1))
+				ret = sweep_fixed(x, &r, o->patterns[p], emit, arg);
+			continue;
+		}
 		if (!sweep_mine(o, p, 0, o->ntargets))
 			continue;
 		ret = mk_sweep_solver_new(r.pattern, o->shape.n, o->seed, o->max_memory, &s);
@@ -461,6 +503,9 @@ int mk_sweep_check_memory(const mk_sweep_opts *o)
 
 	for (size_t t = 0; t < o->ntargets; t++)
 		least = o->targets[t] < least ? o->targets[t] : least;
+	for (size_t p = 0; p < o->npatterns; p++)
+		if (!mk_sweep_param(o->patterns[p]))
+			least = 0; /* a fixed mask may be dense */
 	/* mask bits twice (mask and layout), CSR columns at the densest target */
 	if ((ret = mk_mul_u64(n, n, &cells)))
 		return mk_error_set(MK_ERANGE, "n = %" PRIu64 " is too large for a sweep", n);
@@ -516,7 +561,7 @@ int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void 
 		return ret;
 	x.nrows = mk_attn_ref_rows(o->shape.n, x.rows);
 	for (size_t p = 0; p < o->npatterns; p++)
-		x.total += (int64_t)sweep_mine(o, p, 0, o->ntargets);
+		x.total += (int64_t)sweep_mine(o, p, 0, mk_sweep_param(o->patterns[p]) ? o->ntargets : 1);
 	x.total = (int64_t)o->nnorms * (1 + x.total);
 	if (!(ret = sweep_alloc(&x)) && !(ret = sweep_dense(&x)))
 		ret = sweep_patterns(&x, row, arg);

@@ -29,7 +29,8 @@ typedef struct mk_sweep_point {
 	int64_t value;   /* of the parameter */
 	uint64_t count;  /* |M| */
 	double sparsity; /* achieved: 1 - |M| / n^2 */
-	char expr[64];   /* the mask, as an expression: "local(w=52)" */
+	char expr[512];  /* the mask, as an expression: "local(w=52)", or the fixed
+			  * mask given ("local2+global1", "m.npy") */
 } mk_sweep_point;
 
 /* Absolute tolerance of a kernel's output computed in t with O(1) inputs
@@ -37,7 +38,12 @@ typedef struct mk_sweep_point {
 double mk_compute_tolerance(mk_compute t);
 
 typedef struct mk_sweep_opts {
+	/* each a pattern a sweep can vary (mk_sweep_param: solved for every
+	 * target), or any mask expression or file without such a parameter
+	 * ("local2+global1", "causal", "m.npy"): one point at its own sparsity,
+	 * whatever the targets */
 	const char *const *patterns;
+	const char *const *labels; /* the rows' names (NULL, or NULL entries: the pattern) */
 	size_t npatterns;
 	const double *targets; /* sparsities in [0, 1] */
 	size_t ntargets;
@@ -64,7 +70,7 @@ typedef struct mk_sweep_opts {
 /* One result.  dense ignores the mask: it is timed once per normalisation and
  * its row repeated for every mask, with |M| = n^2 in gflops_actual. */
 typedef struct mk_sweep_row {
-	const char *pattern, *param;
+	const char *pattern, *param;        /* param NULL: a fixed mask (target = its sparsity) */
 	int64_t grid;                       /* p * ntargets + t: pattern p, target t */
 	mk_sweep_point point;
 	double target, tile_density;
@@ -75,6 +81,9 @@ typedef struct mk_sweep_row {
 	double gflops_dense, gflops_actual; /* 4BHn^2d and 4BH|M|d over the median */
 	double max_err;                     /* against the reference */
 } mk_sweep_row;
+
+/* The name of pattern p's rows: its label, else the pattern itself. */
+const char *mk_sweep_label(const mk_sweep_opts *o, size_t p);
 
 /* The memory a sweep needs at its densest target (tensors, mask, layout). */
 int mk_sweep_check_memory(const mk_sweep_opts *o);

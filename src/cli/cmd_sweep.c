@@ -102,7 +102,9 @@ static int sweep_opt_sparsity(void *opts, const char *arg)
 
 static const struct cli_opt sweep_table[] = {
 	SWEEP_OPT_LIST("patterns", patterns_arg, "P,...", SWEEP_DEFAULT_PATTERNS,
-		       "the patterns, each solved for each target"),
+		       "the masks: a pattern named alone is solved for each target; any other "
+		       "expression or mask file (local2+global1, causal, m.npy) is one point at "
+		       "its own sparsity; LABEL=MASK names the rows"),
 	CLI_OPT_CALL("sparsity", 0, sweep_opt_sparsity, "S", "0.1..0.9",
 		     "target sparsities, A..B[:STEP] (STEP 0.1) or S1,S2,...: fractions in [0, 1] "
 		     "or percentages, as 10%..90%"),
@@ -138,27 +140,45 @@ static const struct cli_opt sweep_table[] = {
 	CLI_OPT_END,
 };
 
-/* Splits a comma-separated list in place (buf is a copy the caller owns). */
+/* Splits a comma-separated list in place (buf is a copy the caller owns);
+ * commas inside parentheses belong to an item ("local(w=2,dilation=3)"). */
 static int sweep_split(char *buf, const char *opt, const char **items, size_t *count)
 {
 	char *p = buf;
 	*count = 0;
 	for (;;) {
-		char *comma = strchr(p, ',');
-		if (comma)
-			*comma = '\0';
+		char *comma = p;
+		int depth = 0;
+		for (; *comma && (*comma != ',' || depth > 0); comma++)
+			depth += (*comma == '(') - (*comma == ')');
+		bool last = !*comma;
+		*comma = '\0';
 		if (!*p)
 			return mk_error_set(MK_EINVAL, "%s: empty item in the list", opt);
 		if (*count == SWEEP_MAX_LIST)
 			return mk_error_set(MK_EINVAL, "%s: more than %d items", opt, SWEEP_MAX_LIST);
 		items[(*count)++] = p;
-		if (!comma)
+		if (last)
 			return MK_OK;
 		p = comma + 1;
 	}
 }
 
-/* A pattern the sweep cannot vary, or no pattern at all: one clear line. */
+/* "LABEL=MASK": a name for the rows, when what precedes the first '=' (and
+ * any '(') is a plain word; parameters are written inside parentheses. */
+static const char *sweep_label(char *item, const char **mask)
+{
+	size_t w = strspn(item, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
+	*mask = item;
+	if (w == 0 || item[w] != '=' || !item[w + 1])
+		return NULL;
+	item[w] = '\0';
+	*mask = item + w + 1;
+	return item;
+}
+
+/* A pattern the sweep varies, or any mask (one point): refused only when
+ * it does not parse, with the parser's reason. */
 static int sweep_check_pattern(const char *name)
 {
 	mk_expr *e = NULL;
@@ -167,18 +187,17 @@ static int sweep_check_pattern(const char *name)
 
 	if (mk_sweep_param(name))
 		return MK_OK;
-	if (mk_pattern_find(name))
-		return mk_error_set(MK_EINVAL, "--patterns: pattern '%s' has no size parameter a "
-				    "sweep can vary (use %s)", name, mk_sweep_patterns());
 	if (mk_expr_parse(name, &e) == MK_OK) {
 		mk_expr_free(e);
-		return mk_error_set(MK_EINVAL, "--patterns: '%s' is not a pattern name", name);
+		return MK_OK;
 	}
 	/* the parser's "did you mean", without its column */
 	msg = mk_error();
 	at = strstr(msg, "unknown pattern");
 	snprintf(copy, sizeof copy, "%s", at ? at : msg);
-	return mk_error_set(MK_EINVAL, "--patterns: %s", copy);
+	if (at) /* it names the word already */
+		return mk_error_set(MK_EINVAL, "--patterns: %s", copy);
+	return mk_error_set(MK_EINVAL, "--patterns: '%s': %s", name, copy);
 }
 
 static int sweep_lists(sweep_cli *c)
@@ -192,9 +211,12 @@ static int sweep_lists(sweep_cli *c)
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	if ((ret = sweep_split(c->patterns_buf, "--patterns", c->patterns, &c->s.npatterns)))
 		return ret;
-	for (size_t p = 0; p < c->s.npatterns; p++)
+	for (size_t p = 0; p < c->s.npatterns; p++) {
+		c->labels[p] = sweep_label((char *)c->patterns[p], &c->patterns[p]);
 		if ((ret = sweep_check_pattern(c->patterns[p])))
 			return ret;
+	}
+	c->s.labels = c->labels;
 	if ((ret = sweep_split(c->kernels_buf, "--kernels", names, &count)))
 		return ret;
 	for (size_t k = 0; k < count; k++) {
@@ -440,7 +462,14 @@ const struct mk_cmd mk_cmd_sweep = {
 "\n"
 "dense ignores the mask: it is timed once per normalisation and is the\n"
 "reference for speedup.  Throughput is given dense-equivalent (4BHn^2d flops)\n"
-"and actual (4BH|M|d; n^2 for dense).\n",
+"and actual (4BH|M|d; n^2 for dense).\n"
+"\n"
+"Any other mask is timed as it is, as one point at its own sparsity (its\n"
+"target is that sparsity and its param empty): an expression\n"
+"('local2+global1', 'causal', 'local(w=3)+global(g=1)'), a mask file\n"
+"(m.npy, m.h5:/mask, of n x n) or an expression over files.  LABEL=MASK\n"
+"names its rows (a LABEL of letters, digits, '_', '-', '.'); commas inside\n"
+"parentheses belong to the mask.\n",
 	.notes =
 "Sparsities are fractions in [0, 1] or percentages written with '%': 0.1..0.9,\n"
 "10%..90%:10% and 0.5,0.9 are sweeps; a bare 10 is refused (did you mean 0.1\n"
@@ -461,5 +490,6 @@ const struct mk_cmd mk_cmd_sweep = {
 	.examples =
 "  maskkit sweep --n 2048 --patterns local,bigbird --sparsity 50%..90% -o sweep.csv\n"
 "  maskkit sweep --n 128 --patterns local --sparsity 0.5,0.9 --reps 1 --json\n"
+"  maskkit sweep --n 2048 --patterns 'local,lg=local2+global1,causal,m.npy'\n"
 "  maskkit sweep --n 512 --kernels dense,block --csv - --png sweep.png\n",
 };

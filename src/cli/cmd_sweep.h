@@ -26,6 +26,7 @@ typedef struct sweep_cli {
 	/* the run */
 	char *patterns_buf, *kernels_buf, *norms_buf;
 	const char *patterns[SWEEP_MAX_LIST];
+	const char *labels[SWEEP_MAX_LIST]; /* LABEL= of each, or NULL */
 	mk_norm norms[SWEEP_MAX_LIST];
 	double dense_s[SWEEP_MAX_LIST]; /* dense median per norm */
 	bool tty;

@@ -21,12 +21,23 @@ static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
 			  const sweep_where *w)
 {
 	const mk_attn_shape *s = &c->s.shape;
-	char norm[32];
+	char norm[32], param[64] = "";
 
 	mk_norm_format(r->norm, norm, sizeof norm);
-	fprintf(f, "%s,%s=%" PRId64 ",%.4f,%.6f,%.6f,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64
-		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.4f,%.4f,%.4f,%.3e", r->pattern, r->param,
-		r->point.value, r->target, r->point.sparsity, r->tile_density,
+	if (r->param) /* a fixed mask has none: the field stays empty */
+		snprintf(param, sizeof param, "%s=%" PRId64, r->param, r->point.value);
+	/* a label or expression with a comma or quote: one quoted field (RFC 4180) */
+	if (strpbrk(r->pattern, ",\"\r\n")) {
+		fputc('"', f);
+		for (const char *p = r->pattern; *p; p++)
+			fprintf(f, *p == '"' ? "\"\"" : "%c", *p);
+		fputc('"', f);
+	} else {
+		fputs(r->pattern, f);
+	}
+	fprintf(f, ",%s,%.4f,%.6f,%.6f,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64
+		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.4f,%.4f,%.4f,%.3e", param,
+		r->target, r->point.sparsity, r->tile_density,
 		mk_attn_kernel_name(r->kernel), norm, c->s.backend->name,
 		mk_compute_name(c->s.dtype), s->n,
 		s->batch, s->heads, s->d, c->s.tile, r->median_s, r->min_s, r->speedup,
@@ -68,7 +79,10 @@ static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
 		{"gflops_actual", r->gflops_actual}, {"max_err", r->max_err}};
 
 	mk_norm_format(r->norm, norm, sizeof norm);
-	snprintf(param, sizeof param, "%s=%" PRId64, r->param, r->point.value);
+	if (r->param)
+		snprintf(param, sizeof param, "%s=%" PRId64, r->param, r->point.value);
+	else
+		param[0] = '\0';
 	for (size_t k = 0; k < sizeof strs / sizeof *strs; k++)
 		cJSON_AddStringToObject(o, strs[k][0], strs[k][1]);
 	for (size_t k = 0; k < sizeof nums / sizeof *nums; k++)
@@ -183,11 +197,20 @@ static size_t sweep_series_kernels(const sweep_cli *c, size_t *all, int *kinds)
 	return nk;
 }
 
-/* Rows come pattern by pattern, then target, norm and kernel. */
+/* Rows come pattern by pattern, then target, norm and kernel; a fixed mask
+ * (no parameter) has one point, which stands for every target here. */
 static const mk_sweep_row *sweep_row_at(const sweep_cli *c, size_t all, size_t p, size_t t,
 					size_t ni, int kidx)
 {
-	return &c->rows[((p * c->s.ntargets + t) * c->s.nnorms + ni) * all + (size_t)kidx];
+	size_t at = 0, points = 1;
+
+	for (size_t q = 0; q <= p; q++) {
+		points = mk_sweep_param(c->s.patterns[q]) ? c->s.ntargets : 1;
+		if (q < p)
+			at += points * c->s.nnorms * all;
+	}
+	t = t < points ? t : points - 1;
+	return &c->rows[at + (t * c->s.nnorms + ni) * all + (size_t)kidx];
 }
 
 /* gnuplot assignments: series per pattern, the series' names, dense times. */

@@ -42,7 +42,7 @@ static void sweep_to_wire(const mk_sweep_opts *s, const mk_sweep_row *r, const c
 
 static void sweep_from_wire(const mk_sweep_opts *s, const sweep_wire *w, mk_sweep_row *r)
 {
-	*r = (mk_sweep_row){.pattern = s->patterns[w->pattern],
+	*r = (mk_sweep_row){.pattern = mk_sweep_label(s, (size_t)w->pattern),
 			    .param = mk_sweep_param(s->patterns[w->pattern]), .grid = w->grid,
 			    .point = w->point, .target = w->target, .tile_density = w->tile_density,
 			    .kernel = (mk_attn_kernel)w->kernel, .norm = &s->norms[w->norm],
