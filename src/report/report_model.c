@@ -63,11 +63,13 @@ static void rp_model_label(rp_model *m)
 	snprintf(m->label, sizeof m->label, "%s", base ? base + 1 : copy);
 }
 
-/* The model's layers and heads, from its config.json. */
-static void rp_model_shape(rp_model *m)
+/* The model's layers and heads, from its config.json (path: where this
+ * process finds it; m->dir is relative to the output directory for the
+ * synthetic model). */
+static void rp_model_shape(rp_model *m, const char *path)
 {
 	mk_model_config c;
-	if (mk_model_config_read(m->dir, &c) == MK_OK) {
+	if (mk_model_config_read(path, &c) == MK_OK) {
 		m->layers = c.layers;
 		m->heads = c.heads;
 	}
@@ -108,7 +110,7 @@ const rp_model *rp_model_get(report *r)
 			return NULL;
 		snprintf(m->label, sizeof m->label, "synthetic BERT (random weights, no model found)");
 	}
-	rp_model_shape(m);
+	rp_model_shape(m, m->real ? m->dir : synth);
 	m->ok = true;
 	return m;
 }
