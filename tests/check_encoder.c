@@ -253,6 +253,16 @@ START_TEST(test_namings_agree)
 }
 END_TEST
 
+/* The query and key projections of every layer zeroed, biases too. */
+static void tiny_zero_qk(tiny *m)
+{
+	for (int l = 0; l < LAYERS; l++)
+		for (int k = 0; k < 2; k++) {
+			memset(m->l[l].w[k], 0, sizeof m->l[l].w[k]);
+			memset(m->l[l].b[k], 0, sizeof m->l[l].b[k]);
+		}
+}
+
 /* Q = K = 0 (weights and biases): every score is 0, so P is 1/len. */
 START_TEST(test_uniform_attention)
 {
@@ -262,11 +272,7 @@ START_TEST(test_uniform_attention)
 	mk_encoder *e = NULL;
 
 	tiny_make(&m, 2);
-	for (int l = 0; l < LAYERS; l++)
-		for (int k = 0; k < 2; k++) {
-			memset(m.l[l].w[k], 0, sizeof m.l[l].w[k]);
-			memset(m.l[l].b[k], 0, sizeof m.l[l].b[k]);
-		}
+	tiny_zero_qk(&m);
 	ck_assert_int_eq(tiny_load(tiny_write(&m, NAMES_TORCH, "u.h5", NULL), &c, &e), MK_OK);
 	run_batch(e, &r);
 	for (int l = 0; l < LAYERS; l++)
@@ -287,11 +293,7 @@ START_TEST(test_mask_empty_row)
 	mk_encoder *e = NULL;
 
 	tiny_make(&m, 3);
-	for (int l = 0; l < LAYERS; l++)
-		for (int k = 0; k < 2; k++) {
-			memset(m.l[l].w[k], 0, sizeof m.l[l].w[k]);
-			memset(m.l[l].b[k], 0, sizeof m.l[l].b[k]);
-		}
+	tiny_zero_qk(&m);
 	ck_assert_int_eq(tiny_load(tiny_write(&m, NAMES_TORCH, "m.h5", NULL), &c, &e), MK_OK);
 	ck_assert_int_eq(mk_encoder_set_mask(e, "causal - diag", 0), MK_OK);
 	run_batch(e, &r);
