@@ -23,6 +23,8 @@ typedef struct mk_partial {
 typedef struct mk_job {
 	const mk_expr *e;
 	int64_t n, chunk;
+	int64_t kv;  /* columns: n for a square mask */
+	int64_t off; /* kv - n: query i is key position i + off (bottom-right) */
 	const int64_t *blocks;
 	size_t ntiles;
 	int from[MK_MEASURE_MAX_TILES]; /* tile size fed by a smaller one, or -1: by rows */
@@ -57,24 +59,40 @@ static int64_t mk_chunk_size(int64_t n, const int64_t *blocks, size_t nt, int th
 	return want < n ? want : n;
 }
 
+/* The row's count and whether it reaches past column d, the query's own
+ * position (the causal test): counting around word d/64 tells it for free. */
+static void mk_row_counts(const uint64_t *row, int64_t n, int64_t d, int64_t *cnt, bool *past)
+{
+	int64_t nw = (int64_t)mk_words(n), wi;
+	uint64_t after, mid;
+
+	if (d < 0 || d >= n) {
+		*cnt = (int64_t)mk_bits_count(row, (size_t)nw);
+		*past = d < 0 && *cnt > 0;
+		return;
+	}
+	wi = d >> 6;
+	after = mk_bits_count(row + wi + 1, (size_t)(nw - wi - 1));
+	mid = row[wi];
+	*cnt = (int64_t)(mk_bits_count(row, (size_t)wi) + after) + __builtin_popcountll(mid);
+	*past = after || (mid >> (d & 63)) >> 1;
+}
+
 static void mk_partial_row(mk_partial *p, mk_job *j, int64_t i, const uint64_t *row,
 			   const uint64_t *prev, uint64_t *col, mk_cursor *c)
 {
-	int64_t n = j->n, wi = i >> 6, nw = (int64_t)mk_words(n);
-	/* count around word i/64 so the words after the diagonal tell, for free,
-	 * whether the row reaches past j = i (the causal test) */
-	uint64_t after = mk_bits_count(row + wi + 1, (size_t)(nw - wi - 1));
-	uint64_t mid = row[wi];
-	int64_t cnt = (int64_t)(mk_bits_count(row, (size_t)wi) + after) + __builtin_popcountll(mid);
+	int64_t n = j->kv, d = i + j->off, cnt;
+	bool past;
+	mk_row_counts(row, n, d, &cnt, &past);
 	p->count += (uint64_t)cnt;
-	p->diag += mk_bit_test(row, i);
+	p->diag += d >= 0 && d < n && mk_bit_test(row, d);
 	if (cnt < p->row_min)
 		p->row_min = cnt;
 	if (cnt > p->row_max)
 		p->row_max = cnt;
 	if (cnt == 0 && p->empty++ == 0)
 		p->first_empty = i;
-	if (after || (mid >> (i & 63)) >> 1)
+	if (past)
 		p->causal = false;
 	if (prev && p->toeplitz && !j->stop_toeplitz && !mk_rows_toeplitz(prev, row, n)) {
 		p->toeplitz = false;
@@ -117,7 +135,7 @@ static int mk_partial_init(mk_partial *p, const mk_job *j)
 	p->first_empty = -1;
 	p->causal = p->toeplitz = p->symmetric = true;
 	for (size_t k = 0; k < j->ntiles; k++)
-		if (mk_tile_acc_init(&p->tiles[k], j->blocks[k], j->n))
+		if (mk_tile_acc_init(&p->tiles[k], j->blocks[k], j->n, j->kv))
 			return MK_ENOMEM;
 	return MK_OK;
 }
@@ -163,9 +181,9 @@ static void mk_run_chunk(mk_job *j, mk_partial *p, mk_cursor *c, uint64_t *buf[3
 /* A team costs a fork, a join and a cursor per thread: a small mask (a
  * dataset measures one at each of its lengths) is faster on one thread, and
  * on a loaded machine a join can wait for a whole time slice. */
-static int mk_measure_team(int64_t n, int64_t nchunks)
+static int mk_measure_team(int64_t n, int64_t kv, int64_t nchunks)
 {
-	int64_t t = 1, cells = n * n, per = (int64_t)1 << 22;
+	int64_t t = 1, cells = n * kv, per = (int64_t)1 << 22;
 
 #ifdef _OPENMP
 	t = omp_get_max_threads();
@@ -180,12 +198,12 @@ static int mk_measure_team(int64_t n, int64_t nchunks)
 static int mk_measure_run(mk_job *j, mk_partial *total, mk_progress_fn progress, void *parg)
 {
 	int64_t nchunks = (j->n + j->chunk - 1) / j->chunk, done = 0;
-	int fail = MK_OK, team = mk_measure_team(j->n, nchunks);
+	int fail = MK_OK, team = mk_measure_team(j->n, j->kv, nchunks);
 #pragma omp parallel num_threads(team)
 	{
 		mk_partial p;
 		mk_cursor *c = NULL;
-		size_t nw = mk_words(j->n);
+		size_t nw = mk_words(j->n > j->kv ? j->n : j->kv); /* a row or a column */
 		uint64_t *mem = malloc(3 * nw * sizeof *mem);
 		uint64_t *buf[3] = {mem, mem + nw, mem + 2 * nw};
 		int r = mk_partial_init(&p, j);
@@ -228,9 +246,10 @@ static int mk_measure_run(mk_job *j, mk_partial *total, mk_progress_fn progress,
 
 static void mk_measure_fill(const mk_job *j, const mk_partial *t, mk_measure *out)
 {
-	double n2 = (double)j->n * (double)j->n;
+	double n2 = (double)j->n * (double)j->kv;
 	memset(out, 0, sizeof *out);
 	out->n = j->n;
+	out->kv_len = j->kv;
 	out->count = t->count;
 	out->diag = t->diag;
 	out->sparsity = 1.0 - (double)t->count / n2;
@@ -247,8 +266,9 @@ static void mk_measure_fill(const mk_job *j, const mk_partial *t, mk_measure *ou
 	for (size_t k = 0; k < j->ntiles; k++) {
 		mk_tile_stats *s = &out->tiles[j->order[k]];
 		uint64_t nb = (uint64_t)((j->n + j->blocks[k] - 1) / j->blocks[k]);
+		uint64_t nb_kv = (uint64_t)((j->kv + j->blocks[k] - 1) / j->blocks[k]);
 		s->block = j->blocks[k];
-		s->tiles = nb * nb;
+		s->tiles = nb * nb_kv;
 		s->nonempty = t->tiles[k].nonempty;
 		s->full = t->tiles[k].full;
 		s->cells_in_nonempty = t->tiles[k].cells;
@@ -260,7 +280,7 @@ static void mk_measure_fill(const mk_job *j, const mk_partial *t, mk_measure *ou
 int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 		    mk_progress_fn progress, void *parg, mk_measure *out)
 {
-	mk_job j = {.e = e, .n = mk_expr_n(e), .ntiles = ntiles};
+	mk_job j = {.e = e, .n = mk_expr_n(e), .kv = mk_expr_kv_len(e), .ntiles = ntiles};
 	int64_t sorted[MK_MEASURE_MAX_TILES];
 	mk_partial total;
 	int threads = 1, ret;
@@ -279,14 +299,16 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 		sorted[q] = blocks[k];
 		j.order[q] = k;
 	}
+	j.off = j.kv - j.n;
 	j.blocks = sorted;
 	mk_plan_tiles(&j, sorted);
 #ifdef _OPENMP
 	threads = omp_get_max_threads();
 #endif
 	j.chunk = mk_chunk_size(j.n, blocks, ntiles, threads);
-	/* a symmetric-by-construction expression needs no column pass */
-	j.check_sym = !mk_expr_known_symmetric(e) && mk_expr_has_cols(e);
+	/* a symmetric-by-construction expression needs no column pass, and a
+	 * rectangular one cannot be symmetric */
+	j.check_sym = !mk_expr_known_symmetric(e) && mk_expr_has_cols(e) && j.n == j.kv;
 	memset(&total, 0, sizeof total);
 	total.row_min = INT64_MAX;
 	total.first_empty = -1;
@@ -294,8 +316,8 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 	if ((ret = mk_measure_run(&j, &total, progress, parg)))
 		return ret;
 	mk_measure_fill(&j, &total, out);
-	out->symmetric_known = j.check_sym || mk_expr_known_symmetric(e);
-	if (!out->symmetric_known)
+	out->symmetric_known = j.check_sym || mk_expr_known_symmetric(e) || j.n != j.kv;
+	if (!out->symmetric_known || j.n != j.kv)
 		out->symmetric = false;
 	return MK_OK;
 }

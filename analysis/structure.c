@@ -32,12 +32,13 @@ bool mk_rows_toeplitz(const uint64_t *prev, const uint64_t *cur, int64_t n)
 	return mk_shift_diff(prev, cur, nw - 1) == 0;
 }
 
-int mk_tile_acc_init(mk_tile_acc *a, int64_t block, int64_t n)
+int mk_tile_acc_init(mk_tile_acc *a, int64_t block, int64_t rows, int64_t cols)
 {
-	size_t nw = mk_words(n);
+	size_t nw = mk_words(cols);
 	memset(a, 0, sizeof *a);
 	a->block = block;
-	a->n = n;
+	a->n = cols;
+	a->rows = rows;
 	a->any = malloc(nw * sizeof *a->any);
 	a->all = malloc(nw * sizeof *a->all);
 	if (!a->any || !a->all) {
@@ -89,6 +90,6 @@ void mk_tile_acc_merge(mk_tile_acc *a, int64_t first, int64_t last, const uint64
 		else if (!a->all_zero)
 			a->all_zero = mk_bits_and_any(a->all, all, nw) == 0;
 	}
-	if ((last + 1) % a->block == 0 || last == a->n - 1)
+	if ((last + 1) % a->block == 0 || last == a->rows - 1)
 		mk_tile_acc_close(a, last + 1 - a->start);
 }

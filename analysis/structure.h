@@ -13,7 +13,8 @@ bool mk_rows_toeplitz(const uint64_t *prev, const uint64_t *cur, int64_t n);
  * one is fed the smaller one's closed block-rows instead of every row, which
  * saves a pass over each row per extra tile size. */
 typedef struct mk_tile_acc {
-	int64_t block, n;
+	int64_t block, n;    /* tile size, columns (a row's length) */
+	int64_t rows;        /* rows: the last block-row closes at rows - 1 */
 	uint64_t *any, *all; /* OR and AND of the rows seen in the current block-row */
 	uint64_t nonempty, full, cells;
 	int64_t start;       /* first row of the current block-row */
@@ -21,10 +22,10 @@ typedef struct mk_tile_acc {
 	bool closed;         /* the last merge closed a block-row (any/all still hold it) */
 } mk_tile_acc;
 
-int mk_tile_acc_init(mk_tile_acc *a, int64_t block, int64_t n);
+int mk_tile_acc_init(mk_tile_acc *a, int64_t block, int64_t rows, int64_t cols);
 void mk_tile_acc_release(mk_tile_acc *a);
 /* Merges rows [first, last] given as their OR (any) and AND (all; NULL when
- * known empty); closes the block-row when last is its final row (or n-1). */
+ * known empty); closes the block-row when last is its final row (or rows-1). */
 void mk_tile_acc_merge(mk_tile_acc *a, int64_t first, int64_t last, const uint64_t *any,
 		       const uint64_t *all);
 

@@ -1,9 +1,9 @@
 /*
  * Sweeps: what a mask costs.  For each pattern and target sparsity the
  * pattern's size parameter is solved for the nearest achievable sparsity;
- * then each kernel runs on random O(1) tensors, once to warm up and R timed
- * times, and its output is checked against the double reference
- * (attn_ref.c).
+ * then each kernel runs on random O(1) tensors and its output is checked
+ * against the double reference (attn_ref.c); after the warm-ups the R timed
+ * runs of the kernels are interleaved (sweep_stats.c says why).
  *
  * The solver measures |M| exactly (mk_measure_expr) at candidate values and
  * remembers each.  When |M| grows with the value (windows, random keys,
@@ -29,7 +29,6 @@
 #include "sweep_internal.h"
 
 #define SWEEP_UNKNOWN UINT64_MAX
-#define SWEEP_MAX_WARMUPS 8
 #define SWEEP_DEVICE_WARMUPS 3 /* a GPU's clocks and caches settle after a few runs */
 
 struct mk_sweep_solver {
@@ -239,9 +238,11 @@ int mk_sweep_solve(mk_sweep_solver *s, double target, mk_sweep_point *out)
 typedef struct sweep_run {
 	const mk_sweep_opts *o;
 	float *q, *k, *v, *out;
-	double *ref, *times, tol;
+	/* times: reps per kernel, kernel k's at times + k * reps; work: reps */
+	double *ref, *times, *work, tol;
 	int64_t rows[MK_REF_MAX_ROWS], nrows, done, total;
-	double *dense_med, *dense_min, *dense_err; /* per normalisation */
+	unsigned timed;    /* the kernels timed at each point: o->kernels and dense */
+	double *dense_err; /* per normalisation */
 } sweep_run;
 
 static uint64_t sweep_splitmix(uint64_t *state)
@@ -259,12 +260,7 @@ static void sweep_fill(float *x, size_t count, uint64_t *state)
 		x[c] = (float)((double)(sweep_splitmix(state) >> 11) * 0x1.0p-52 - 1.0);
 }
 
-static int sweep_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
+/* One run, timed with the backend's clock. */
 static int sweep_once(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
 		      const mk_attn_layout *l, double *secs)
 {
@@ -276,35 +272,17 @@ static int sweep_once(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
 	return ret;
 }
 
-/* Warm-up runs until one is not much slower than the one before (the first
- * runs of a process start threads), then reps timed runs: median, minimum.
- * A backend with a device timer uploads once and times only its kernels. */
-static int sweep_time(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
-		      const mk_attn_layout *l, double *med, double *min)
+/* One timed run.  A backend with a device timer uploads the inputs and runs
+ * warmup times untimed first, then times only its kernels. */
+static int sweep_rep(sweep_run *x, mk_attn_kernel kernel, const mk_norm *norm,
+		     const mk_attn_layout *l, int warmup, double *secs)
 {
-	int reps = x->o->reps, ret;
-	double prev = INFINITY, t = 0.0;
 	mk_attn_stats st;
 
-	if (x->o->backend->time) {
-		if ((ret = mk_attn_time(x->o->backend, kernel, norm, &x->o->shape, x->q, x->k, x->v,
-					l, SWEEP_DEVICE_WARMUPS, reps, x->times, x->out, &st)))
-			return ret;
-		goto summary;
-	}
-	for (int w = 0; w < SWEEP_MAX_WARMUPS && (w < 1 || t > 1.5 * prev); w++) {
-		prev = w ? t : INFINITY;
-		if ((ret = sweep_once(x, kernel, norm, l, &t)))
-			return ret;
-	}
-	for (int r = 0; r < reps; r++)
-		if ((ret = sweep_once(x, kernel, norm, l, &x->times[r])))
-			return ret;
-summary:
-	qsort(x->times, (size_t)reps, sizeof *x->times, sweep_cmp_double);
-	*min = x->times[0];
-	*med = reps % 2 ? x->times[reps / 2] : 0.5 * (x->times[reps / 2 - 1] + x->times[reps / 2]);
-	return MK_OK;
+	if (!x->o->backend->time)
+		return sweep_once(x, kernel, norm, l, secs);
+	return mk_attn_time(x->o->backend, kernel, norm, &x->o->shape, x->q, x->k, x->v, l, warmup,
+			    1, secs, x->out, &st);
 }
 
 static int sweep_fail(const sweep_run *x, const mk_sweep_row *r, const char *norm)
@@ -315,30 +293,59 @@ static int sweep_fail(const sweep_run *x, const mk_sweep_row *r, const char *nor
 			    mk_compute_name(x->o->dtype), x->tol);
 }
 
-/* Times and checks one kernel on the current mask; the reference is in x. */
-static int sweep_kernel(sweep_run *x, mk_sweep_row *r, size_t ni, const mk_attn_layout *l)
+/* One untimed run (the first runs of a process start threads; a device
+ * timer runs SWEEP_DEVICE_WARMUPS more), then the output is checked against
+ * the reference in x (dense's once per norm, by sweep_dense), before any
+ * time is taken. */
+static int sweep_warm(sweep_run *x, mk_sweep_row *r, mk_attn_kernel kernel,
+		      const mk_attn_layout *l, double *err)
 {
-	const mk_attn_shape *s = &x->o->shape;
-	double flops = 4.0 * (double)s->batch * (double)s->heads * (double)s->d;
-	double cells = (double)s->n * (double)s->n;
+	double t;
 	char norm[32];
-	int ret;
+	int ret = sweep_rep(x, kernel, r->norm, l, SWEEP_DEVICE_WARMUPS, &t);
 
-	if (r->kernel == MK_KERNEL_DENSE) {
-		r->median_s = x->dense_med[ni];
-		r->min_s = x->dense_min[ni];
-		r->max_err = x->dense_err[ni];
-	} else {
-		if ((ret = sweep_time(x, r->kernel, r->norm, l, &r->median_s, &r->min_s)))
-			return ret;
-		r->max_err = mk_attn_ref_error(s, x->rows, x->nrows, x->ref, x->out);
-		cells = (double)r->point.count;
-	}
-	r->speedup = x->dense_med[ni] / r->median_s;
-	r->gflops_dense = flops * (double)s->n * (double)s->n / r->median_s * 1e-9;
-	r->gflops_actual = flops * cells / r->median_s * 1e-9;
+	if (ret || kernel == MK_KERNEL_DENSE)
+		return ret;
+	*err = mk_attn_ref_error(&x->o->shape, x->rows, x->nrows, x->ref, x->out);
+	if (*err <= x->tol)
+		return MK_OK;
+	r->kernel = kernel;
+	r->max_err = *err;
 	mk_norm_format(r->norm, norm, sizeof norm);
-	return r->max_err <= x->tol ? MK_OK : sweep_fail(x, r, norm);
+	return sweep_fail(x, r, norm);
+}
+
+/* Every timed kernel on the current mask and norm (the reference in x):
+ * warm-ups and checks, then the timed runs interleaved, repetition r of
+ * every kernel before repetition r + 1, then a row per selected kernel. */
+static int sweep_point(sweep_run *x, mk_sweep_row *r, size_t ni, const mk_attn_layout *l,
+		       int (*emit)(const mk_sweep_row *, void *), void *arg)
+{
+	const mk_sweep_opts *o = x->o;
+	size_t reps = (size_t)o->reps;
+	double err[MK_KERNEL_COUNT] = {0};
+	mk_sweep_stats st;
+	int ret = MK_OK;
+
+	for (int k = 0; k < MK_KERNEL_COUNT && !ret; k++)
+		if (x->timed & (1u << k))
+			ret = sweep_warm(x, r, (mk_attn_kernel)k, l, &err[k]);
+	for (size_t rep = 0; rep < reps && !ret; rep++)
+		for (int k = 0; k < MK_KERNEL_COUNT && !ret; k++)
+			if (x->timed & (1u << k))
+				ret = sweep_rep(x, (mk_attn_kernel)k, r->norm, l, 0,
+						&x->times[(size_t)k * reps + rep]);
+	if (ret)
+		return ret;
+	mk_sweep_point_stats(x->times, o->reps, x->timed, x->work, &st);
+	err[MK_KERNEL_DENSE] = x->dense_err[ni];
+	for (int k = 0; k < MK_KERNEL_COUNT && !ret; k++) {
+		if (!(o->kernels & (1u << k)))
+			continue;
+		mk_sweep_row_fill(&o->shape, &st, (mk_attn_kernel)k, err[k], r);
+		ret = emit(r, arg);
+	}
+	return ret;
 }
 
 static void sweep_progress(sweep_run *x, const mk_sweep_row *r, const char *norm)
@@ -358,11 +365,13 @@ static void sweep_progress(sweep_run *x, const mk_sweep_row *r, const char *norm
 	x->o->progress(x->done++, x->total, what, x->o->arg);
 }
 
-/* The dense kernel ignores the mask: timed and checked once per norm. */
+/* The dense kernel ignores the mask: checked once per norm (timed at
+ * every point, with the others). */
 static int sweep_dense(sweep_run *x)
 {
 	const mk_sweep_opts *o = x->o;
 	char norm[32];
+	double t;
 	int ret;
 
 	for (size_t ni = 0; ni < o->nnorms; ni++) {
@@ -370,8 +379,7 @@ static int sweep_dense(sweep_run *x)
 		sweep_progress(x, NULL, norm);
 		if ((ret = mk_attn_reference(&o->norms[ni], &o->shape, x->q, x->k, x->v, NULL,
 					     x->rows, x->nrows, x->ref)) ||
-		    (ret = sweep_time(x, MK_KERNEL_DENSE, &o->norms[ni], NULL, &x->dense_med[ni],
-				      &x->dense_min[ni])))
+		    (ret = sweep_once(x, MK_KERNEL_DENSE, &o->norms[ni], NULL, &t)))
 			return ret;
 		x->dense_err[ni] = mk_attn_ref_error(&o->shape, x->rows, x->nrows, x->ref, x->out);
 		if (x->dense_err[ni] > x->tol)
@@ -405,13 +413,8 @@ static int sweep_mask(sweep_run *x, mk_sweep_row *r, int (*emit)(const mk_sweep_
 		sweep_progress(x, r, norm);
 		ret = mk_attn_reference(r->norm, &o->shape, x->q, x->k, x->v, m, x->rows, x->nrows,
 					x->ref);
-		for (int k = 0; k < MK_KERNEL_COUNT && !ret; k++) {
-			if (!(o->kernels & (1u << k)))
-				continue;
-			r->kernel = (mk_attn_kernel)k;
-			if (!(ret = sweep_kernel(x, r, ni, l)))
-				ret = emit(r, arg);
-		}
+		if (!ret)
+			ret = sweep_point(x, r, ni, l, emit, arg);
 	}
 out:
 	mk_attn_layout_free(l);
@@ -532,12 +535,11 @@ static int sweep_alloc(sweep_run *x)
 	x->out = malloc(cells * sizeof *x->out);
 	x->ref = malloc((size_t)s->batch * (size_t)s->heads * (size_t)x->nrows * (size_t)s->d *
 			sizeof *x->ref);
-	x->times = malloc((size_t)x->o->reps * sizeof *x->times);
-	x->dense_med = malloc(3 * nn * sizeof *x->dense_med);
-	if (!x->q || !x->k || !x->v || !x->out || !x->ref || !x->times || !x->dense_med)
+	x->times = malloc((MK_KERNEL_COUNT + 1) * (size_t)x->o->reps * sizeof *x->times);
+	x->dense_err = malloc(nn * sizeof *x->dense_err);
+	if (!x->q || !x->k || !x->v || !x->out || !x->ref || !x->times || !x->dense_err)
 		return mk_error_set(MK_ENOMEM, "out of memory for the sweep's tensors");
-	x->dense_min = x->dense_med + nn;
-	x->dense_err = x->dense_med + 2 * nn;
+	x->work = x->times + MK_KERNEL_COUNT * (size_t)x->o->reps;
 	sweep_fill(x->q, cells, &state);
 	sweep_fill(x->k, cells, &state);
 	sweep_fill(x->v, cells, &state);
@@ -547,7 +549,7 @@ static int sweep_alloc(sweep_run *x)
 int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void *arg),
 		 void *arg)
 {
-	sweep_run x = {.o = o};
+	sweep_run x = {.o = o, .timed = o->kernels | 1u << MK_KERNEL_DENSE};
 	int ret;
 
 	if (!o->backend || !o->nnorms || !o->reps || o->reps < 1)
@@ -573,6 +575,6 @@ int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void 
 	free(x.out);
 	free(x.ref);
 	free(x.times);
-	free(x.dense_med);
+	free(x.dense_err);
 	return ret;
 }

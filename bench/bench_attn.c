@@ -2,6 +2,7 @@
  * bench_attn: times the CPU attention kernels on random float32 tensors.
  *
  *   bench_attn N D BH TILE REPS NORM EXPR [KERNEL...]
+ *   bench_attn sgemm N REPS       the sgemm rate at N x N x N
  *
  * EXPR is a mask expression (at n = N); kernels default to all four.  One
  * line per kernel: name, tile density, nnz, median and min seconds of REPS
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <cblas.h>
 #include "maskkit.h"
 
 static double bench_now(void)
@@ -67,6 +69,32 @@ static int bench_kernel(const mk_attn_backend *b, mk_attn_kernel kern, const mk_
 	return 0;
 }
 
+/* The machine's sgemm rate through the library maskkit links: the bound
+ * the attention kernels' two products work against. */
+static int bench_sgemm(int64_t n, int reps)
+{
+	float *a = malloc((size_t)(n * n) * sizeof *a), *c = malloc((size_t)(n * n) * sizeof *c);
+	double *times = calloc((size_t)reps, sizeof *times);
+
+	if (!a || !c || !times)
+		return 1;
+	bench_fill(a, (size_t)(n * n), 7);
+	for (int r = -1; r < reps; r++) {
+		double t0 = bench_now();
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)n, 1.0f, a,
+			    (int)n, a, (int)n, 0.0f, c, (int)n);
+		if (r >= 0)
+			times[r] = bench_now() - t0;
+	}
+	qsort(times, (size_t)reps, sizeof *times, bench_cmp);
+	printf("sgemm   n %lld  median %.5f s  %7.2f GFLOP/s\n", (long long)n, times[reps / 2],
+	       2.0 * (double)n * (double)n * (double)n / times[reps / 2] / 1e9);
+	free(a);
+	free(c);
+	free(times);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	mk_attn_shape s = {.batch = 1, .heads = 1};
@@ -79,6 +107,8 @@ int main(int argc, char **argv)
 	int reps, fail = 0;
 	const mk_attn_backend *b = mk_attn_backend_get("cpu");
 
+	if (argc == 4 && !strcmp(argv[1], "sgemm"))
+		return bench_sgemm(strtoll(argv[2], NULL, 10), (int)strtol(argv[3], NULL, 10));
 	if (argc < 8) {
 		fprintf(stderr, "usage: bench_attn N D BH TILE REPS NORM EXPR [KERNEL...]\n");
 		return 2;

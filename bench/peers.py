@@ -3,10 +3,10 @@
 
     MASKKIT=build/maskkit python3 bench/peers.py [--n 1024] [--batch 1] [--heads 4]
         [--head-dim 64] [--dtype fp32|fp16|bf16] [--reps 5] [--tile 64]
-        [--patterns 'local64,strided32,bigbird(w=8)'] [-o peers.csv]
+        [--patterns 'local64,strided32,bigbird(w=8)'] [-o peers.csv] [--check-flex]
 
 For each mask (a maskkit expression, exported with `maskkit gen EXPR --n N -o
-m.npy` and, for FlexAttention, `--format blocks --block TILE`), it times:
+m.npy` and, for FlexAttention, `--format flex --block TILE -o m.npz`), it times:
   * numpy: softmax(Q K^T / sqrt(d)) V dense, and with the boolean mask
     (scores outside set to -inf, empty rows to zero), float32;
   * torch (when importable): scaled_dot_product_attention dense and with the
@@ -17,6 +17,15 @@ m.npy` and, for FlexAttention, `--format blocks --block TILE`), it times:
     BlockMask built from maskkit's exported block layout (partial blocks
     apply a mask_mod reading the boolean matrix, full blocks skip it),
     through BlockMask.from_kv_blocks, else create_block_mask.
+Where torch is importable, each pattern's .npz is also checked against
+FlexAttention itself (a line on stderr): its four arrays must equal those
+create_block_mask makes from the same mask_mod, padding included, and so
+must BlockMask.to_dense().  --check-flex runs only the checks, on stdout,
+adding a per-head layout and the compiled kernel (on the CPU without CUDA):
+flex_attention with our BlockMask and the dense mask as mask_mod must agree
+with SDPA and the boolean mask, and with an all-true mask_mod with SDPA over
+the non-empty blocks filled (the kernel skips empty blocks, so this shows it
+reads the layout); it exits 1 on a disagreement.
 GPU times use CUDA events after warm-up (median of --reps), each event pair
 around R back-to-back calls (R from a calibration call, so that a pair spans
 about a millisecond: launch latency is amortised, as in `maskkit sweep`).
@@ -39,8 +48,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
-import json
 
 import numpy as np
 
@@ -90,21 +97,51 @@ def tile_density(mask, tile):
     return pad.reshape(nt, tile, nt, tile).any(axis=(1, 3)).mean()
 
 
-def export_mask(expr, n, tmp):
+def size_args(n, kv=None):
+    """gen's size options: n x n, or n queries x kv keys."""
+    return ["--q-len", str(n), "--kv-len", str(kv)] if kv else ["--n", str(n)]
+
+
+def export_mask(expr, n, tmp, seed=0, kv=None):
     path = os.path.join(tmp, "m.npy")
-    subprocess.run([os.environ.get("MASKKIT", "maskkit"), "gen", expr, "--n", str(n), "-o", path],
-                   check=True, capture_output=True)
+    subprocess.run([os.environ.get("MASKKIT", "maskkit"), "gen", expr, *size_args(n, kv),
+                    "--seed", str(seed), "-o", path], check=True, capture_output=True)
     return np.load(path)
 
 
-def export_blocks(expr, n, tile, tmp):
-    """maskkit's block layout of the mask (the FlexAttention-style JSON)."""
-    path = os.path.join(tmp, "m.json")
-    subprocess.run([os.environ.get("MASKKIT", "maskkit"), "gen", expr, "--n", str(n),
-                    "--format", "blocks", "--block", str(tile), "-o", path],
-                   check=True, capture_output=True)
-    with open(path) as f:
-        return json.load(f)
+def export_flex(expr, n, tile, tmp, heads=None, kv=None):
+    """maskkit's FlexAttention layout of the mask (--format flex), as numpy
+    arrays; with heads (a JSON list of expressions), one head each."""
+    path = os.path.join(tmp, "m.npz")
+    what = ["--heads-file", heads] if heads else [expr]
+    subprocess.run([os.environ.get("MASKKIT", "maskkit"), "gen", *what, *size_args(n, kv),
+                    "--block", str(tile), "-o", path], check=True, capture_output=True)
+    with np.load(path) as d:
+        return {k: d[k] for k in d.files}
+
+
+FLEX_ARRAYS = ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices")
+
+
+def from_layout(layout, mask_mod, dev):
+    """BlockMask.from_kv_blocks on maskkit's .npz arrays."""
+    import torch
+    from torch.nn.attention.flex_attention import BlockMask
+    t = [torch.from_numpy(layout[k]).to(dev) for k in FLEX_ARRAYS]
+    return BlockMask.from_kv_blocks(*t, BLOCK_SIZE=tuple(layout["block_size"].tolist()),
+                                    mask_mod=mask_mod,
+                                    seq_lengths=(int(layout["q_len"]), int(layout["kv_len"])))
+
+
+def padded_mask(mask, layout, dev):
+    """The boolean mask [.., q, kv] padded with False to whole blocks, so that
+    a mask_mod may index every cell of a block cut by the end."""
+    import torch
+    qb, kb = layout["block_size"].tolist()
+    nq, nk = layout["kv_indices"].shape[-2:]
+    m = torch.zeros(mask.shape[:-2] + (nq * qb, nk * kb), dtype=torch.bool)
+    m[..., :mask.shape[-2], :mask.shape[-1]] = torch.from_numpy(mask)
+    return m.to(dev)
 
 
 def say_once(key, text):
@@ -141,38 +178,62 @@ def torch_timed(fn, reps, dev):
     return statistics.median(times), min(times)
 
 
-def flex_block_mask(tm, blocks, n, dev):
-    """FlexAttention's BlockMask from maskkit's exported tiles; the mask_mod
+def flex_block_mask(mask, layout, dev):
+    """FlexAttention's BlockMask from maskkit's exported layout; the mask_mod
     (reading the boolean matrix) is applied in partial tiles only."""
-    import torch
     from torch.nn.attention.flex_attention import BlockMask, create_block_mask
+    tm = padded_mask(mask, layout, dev)
 
     def mask_mod(b, h, i, j):
         return tm[i, j]
 
     if not hasattr(BlockMask, "from_kv_blocks"):
+        n = mask.shape[0]
         return create_block_mask(mask_mod, None, None, n, n, device=dev,
-                                 BLOCK_SIZE=blocks["block"])
+                                 BLOCK_SIZE=int(layout["block_size"][0]))
+    return from_layout(layout, mask_mod, dev)
 
-    def lists(prefix):
-        nb = len(blocks[prefix + "num_blocks"])
-        idx = torch.zeros((1, 1, nb, nb), dtype=torch.int32)
-        for r, row in enumerate(blocks[prefix + "indices"]):
-            idx[0, 0, r, :len(row)] = torch.tensor(row, dtype=torch.int32)
-        num = torch.tensor(blocks[prefix + "num_blocks"], dtype=torch.int32)[None, None]
-        return num.to(dev), idx.to(dev)
 
-    kv_num, kv_idx = lists("kv_")
-    full_num, full_idx = lists("full_kv_")
-    try:
-        # without seq_lengths the mask is nb * tile long, more than n when
-        # the tile does not divide n, and flex_attention refuses it
-        return BlockMask.from_kv_blocks(kv_num, kv_idx, full_num, full_idx,
-                                        BLOCK_SIZE=blocks["block"], mask_mod=mask_mod,
-                                        seq_lengths=(n, n))
-    except TypeError:  # a torch without seq_lengths
-        return BlockMask.from_kv_blocks(kv_num, kv_idx, full_num, full_idx,
-                                        BLOCK_SIZE=blocks["block"], mask_mod=mask_mod)
+def flex_agrees(mask, layout, dev="cpu"):
+    """(arrays, to_dense): whether our BlockMask equals create_block_mask's
+    for mask_mod = the mask, [H, n, n] or [n, n]."""
+    import torch
+    from torch.nn.attention.flex_attention import create_block_mask
+    tm = padded_mask(mask, layout, dev)
+    heads = mask.shape[0] if mask.ndim == 3 else None
+
+    def mask_mod(b, h, i, j):
+        return tm[h, i, j] if heads else tm[i, j]
+
+    ours = from_layout(layout, mask_mod, dev)
+    ref = create_block_mask(mask_mod, 1, heads, mask.shape[-2], mask.shape[-1], device=dev,
+                            BLOCK_SIZE=tuple(layout["block_size"].tolist()))
+    arrays = all(torch.equal(getattr(ours, k).int(), getattr(ref, k).int()) for k in FLEX_ARRAYS)
+    return arrays, torch.equal(ours.to_dense(), ref.to_dense())
+
+
+def flex_kernel_errors(mask, layout, dev):
+    """Largest differences of compiled flex_attention on our BlockMask from
+    SDPA: with mask_mod = the mask against the mask; with an all-true
+    mask_mod against the non-empty blocks filled (what the layout says)."""
+    import torch
+    import torch._dynamo
+    import torch.nn.functional as F
+    torch._dynamo.reset()
+    flex = compiled_flex()
+    n, kv = mask.shape
+    q = torch.randn(1, 2, n, 64, device=dev)
+    k, v = (torch.randn(1, 2, kv, 64, device=dev) for _ in range(2))
+    tm = padded_mask(mask, layout, dev)
+    got = flex(q, k, v, block_mask=from_layout(layout, lambda b, h, i, j: tm[i, j], dev))
+    want = F.scaled_dot_product_attention(q, k, v, attn_mask=torch.from_numpy(mask).to(dev))
+    err = max_err(got, want, mask)
+    bm = from_layout(layout, lambda b, h, i, j: i >= 0, dev)
+    qb, kb = layout["block_size"].tolist()
+    filled = bm.to_dense()[0, 0].bool().repeat_interleave(qb, 0).repeat_interleave(kb, 1)[:n, :kv]
+    got = flex(q, k, v, block_mask=bm)
+    want = F.scaled_dot_product_attention(q, k, v, attn_mask=filled)
+    return err, max_err(got, want, filled.cpu().numpy())
 
 
 def compiled_flex():
@@ -192,7 +253,7 @@ def max_err(a, b, mask):
     return float(diff.max()) if diff.numel() else 0.0
 
 
-def torch_peers(q, k, v, mask, blocks, reps, dtype):
+def torch_peers(q, k, v, mask, layout, reps, dtype):
     try:
         import torch
         import torch.nn.functional as F
@@ -203,7 +264,6 @@ def torch_peers(q, k, v, mask, blocks, reps, dtype):
     tdt = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[dtype]
     tq, tk, tv = (torch.from_numpy(x).to(dev, tdt) for x in (q, k, v))
     tm = torch.from_numpy(mask).to(dev)
-    n = mask.shape[0]
     rows = []
     for name, fn in (("sdpa_dense", lambda: F.scaled_dot_product_attention(tq, tk, tv)),
                      ("sdpa_masked", lambda: F.scaled_dot_product_attention(tq, tk, tv,
@@ -225,7 +285,7 @@ def torch_peers(q, k, v, mask, blocks, reps, dtype):
         import torch._dynamo
         torch._dynamo.reset()  # a fresh cache for this pattern's mask_mod
         flex = compiled_flex()
-        bm = flex_block_mask(tm, blocks, n, dev)
+        bm = flex_block_mask(mask, layout, dev)
         err = max_err(flex(tq, tk, tv, block_mask=bm),
                       F.scaled_dot_product_attention(tq, tk, tv, attn_mask=tm), mask)
         rows.append(("flex", "torch-cuda", *torch_timed(lambda: flex(tq, tk, tv, block_mask=bm),
@@ -233,6 +293,64 @@ def torch_peers(q, k, v, mask, blocks, reps, dtype):
     except Exception as e:  # missing or unsupported: say so, go on
         say_once("flex", f"FlexAttention skipped: {e}")
     return rows
+
+
+def say_flex_agreement(expr, mask, layout):
+    """One line on stderr: does the .npz give FlexAttention's own BlockMask?"""
+    try:
+        arrays, dense = flex_agrees(mask, layout)
+    except ImportError:
+        say_once("flex-check", "torch is not installed: the FlexAttention check is skipped")
+        return
+    print(f"peers: flex check {expr}: arrays {'equal' if arrays else 'DIFFER'}, to_dense "
+          f"{'equal' if dense else 'DIFFERS'}", file=sys.stderr)
+
+
+def check_flex_one(expr, n, kv, tile, tmp, dev):
+    """One mask's layout against FlexAttention (a line on stdout); True if it agrees."""
+    mask = export_mask(expr, n, tmp, kv=kv)
+    layout = export_flex(expr, n, tile, tmp, kv=kv)
+    arrays, dense = flex_agrees(mask, layout)
+    size = f"n={n}" if kv is None else f"{n} x {kv}"
+    line = f"flex check {expr} {size} tile={tile}: arrays {arrays}, to_dense {dense}"
+    try:
+        err, err_blocks = flex_kernel_errors(mask, layout, dev)
+        ok = err < 1e-4 and err_blocks < 1e-4
+        line += f", flex_attention ({dev}) vs sdpa {err:.3g}, layout only {err_blocks:.3g}"
+    except Exception as e:  # no compiler, an old torch: say so, go on
+        ok = True
+        line += f", kernel skipped ({type(e).__name__}: {str(e).splitlines()[0][:80]})"
+    print(line, flush=True)
+    return arrays and dense and ok
+
+
+def check_flex(a):
+    """--check-flex: each pattern's layout against FlexAttention, then a
+    per-head layout; the compiled kernel where torch.compile works."""
+    try:
+        import torch
+    except ImportError:
+        print("peers: torch is not installed: the FlexAttention check is skipped")
+        return 0
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        patterns = split_patterns(a.patterns)
+        # then rectangular masks: queries are the last n of kv positions (a KV cache)
+        sizes = [(e, a.n, None) for e in patterns] + [
+            ("causal", 1, a.n), ("causal&local100", 130, a.n), ("prefix50+local8", a.n, 77)]
+        for expr, n, kv in sizes:
+            bad += not check_flex_one(expr, n, kv, a.tile, tmp, dev)
+        heads = os.path.join(tmp, "heads.json")
+        with open(heads, "w") as f:
+            f.write("[" + ", ".join(f'"{e}"' for e in patterns) + "]")
+        # head k is bound with seed k, as `gen --heads-file` does
+        masks = np.stack([export_mask(e, a.n, tmp, k) for k, e in enumerate(patterns)])
+        arrays, dense = flex_agrees(masks, export_flex(None, a.n, a.tile, tmp, heads))
+        print(f"flex check --heads-file ({len(patterns)} heads): arrays {arrays}, to_dense {dense}")
+        bad += not (arrays and dense)
+    print(f"flex check: {'all agree' if not bad else f'{bad} disagree'}")
+    return 1 if bad else 0
 
 
 def main():
@@ -247,8 +365,12 @@ def main():
     ap.add_argument("--tile", type=int, default=64)
     ap.add_argument("--patterns", default="local64,strided32,bigbird(w=8,r=2),longformer(w=32)")
     ap.add_argument("--no-numpy", action="store_true", help="time the torch peers only")
+    ap.add_argument("--check-flex", action="store_true",
+                    help="check maskkit's .npz layouts against FlexAttention, time nothing")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args()
+    if a.check_flex:
+        sys.exit(check_flex(a))
     n, b, h, d = a.n, a.batch, a.heads, a.head_dim
     rng = np.random.default_rng(0)
     q, k, v = (rng.uniform(-1, 1, (b, h, n, d)).astype(np.float32) for _ in range(3))
@@ -261,7 +383,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for expr in split_patterns(a.patterns):
             mask = export_mask(expr, n, tmp)
-            blocks = export_blocks(expr, n, a.tile, tmp)
+            layout = export_flex(expr, n, a.tile, tmp)
+            say_flex_agreement(expr, mask, layout)
             rho = 1.0 - mask.mean()
             act = 4.0 * b * h * mask.sum() * d
             rows = []
@@ -269,7 +392,7 @@ def main():
                 rows = [("numpy_dense", "numpy", *t_dense, ""),
                         ("numpy_masked", "numpy", *timed(lambda: numpy_attention(q, k, v, mask),
                                                          a.reps), "")]
-            rows += torch_peers(q, k, v, mask, blocks, a.reps, a.dtype)
+            rows += torch_peers(q, k, v, mask, layout, a.reps, a.dtype)
             for kernel, backend, med, mn, err in rows:
                 dtype = "fp32" if backend == "numpy" else a.dtype
                 dense = min((r[2] for r in rows if r[1] == backend and r[0].endswith("dense")),

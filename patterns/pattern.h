@@ -83,6 +83,7 @@ extern const mk_pattern_def mk_pat_logsparse;
 extern const mk_pattern_def mk_pat_strided, mk_pat_fixed;
 extern const mk_pattern_def mk_pat_longformer;
 extern const mk_pattern_def mk_pat_bigbird;
+extern const mk_pattern_def mk_pat_prefix, mk_pat_document;
 
 /* ---- helpers shared by families (random.c) ---- */
 

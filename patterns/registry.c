@@ -13,7 +13,8 @@ static const mk_pattern_def *const registry_defs[] = {
 	&mk_pat_full, &mk_pat_none, &mk_pat_diag, &mk_pat_causal,
 	&mk_pat_local, &mk_pat_diagonal, &mk_pat_global, &mk_pat_axis,
 	&mk_pat_random, &mk_pat_star, &mk_pat_logsparse, &mk_pat_strided,
-	&mk_pat_fixed, &mk_pat_longformer, &mk_pat_bigbird,
+	&mk_pat_fixed, &mk_pat_longformer, &mk_pat_bigbird, &mk_pat_prefix,
+	&mk_pat_document,
 };
 
 #define REGISTRY_LEN (sizeof registry_defs / sizeof registry_defs[0])

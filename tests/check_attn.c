@@ -514,7 +514,7 @@ static const struct rcase {
 START_TEST(run_rejects_bad_call)
 {
 	const struct rcase *c = &rcases[_i];
-	mk_attn_shape s = {1, 1, c->n, c->d < 0 ? cpu()->max_head_dim + 1 : c->d};
+	mk_attn_shape s = {1, 1, c->n, c->d < 0 ? cpu()->max_head_dim + 1 : c->d, 0};
 	tdata t = tdata_new(1, 1, 12, cpu()->max_head_dim + 1, 1);
 	mk_mask *m = build("local1", 10, 0);
 	mk_attn_layout *l = c->layout ? layout(m, 16) : NULL;

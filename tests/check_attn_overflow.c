@@ -174,7 +174,7 @@ END_TEST
  * other never meet.  NaN is refused. */
 START_TEST(check_scores_per_slice)
 {
-	mk_attn_shape s = {1, 2, 4, 4};
+	mk_attn_shape s = {1, 2, 4, 4, 0};
 	float q[32], k[32];
 
 	for (int x = 0; x < 32; x++) {

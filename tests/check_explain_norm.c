@@ -196,7 +196,7 @@ START_TEST(test_engine_agrees)
 				 {.kind = MK_NORM_SINKHORN, .iters = 4}};
 	const int64_t n = 48, d = 48;
 	const mk_attn_backend *cpu = mk_attn_backend_get("cpu");
-	mk_attn_shape sh = {1, 1, n, n};
+	mk_attn_shape sh = {1, 1, n, n, 0};
 	float *q = randn(n * d, 8, 2), *k = randn(n * d, 9, 2), *v = calloc((size_t)(n * n), 4);
 	float *o = malloc((size_t)(n * n) * sizeof *o);
 
@@ -405,7 +405,7 @@ START_TEST(test_refuses_as_engine)
 	for (size_t di = 0; di < 2; di++)
 		for (size_t ci = 0; ci < 4; ci++)
 			for (size_t ni = 0; ni < 4; ni++) {
-				mk_attn_shape s = {1, 1, 8, ds[di]};
+				mk_attn_shape s = {1, 1, 8, ds[di], 0};
 				mk_attn_stats st;
 				int a, b;
 				for (int x = 0; x < 8 * 16; x++) {

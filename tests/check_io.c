@@ -127,7 +127,8 @@ static void write_rows(const mk_rows *r, const char *p, mk_write_opts o)
 
 static void write_mask(mk_mask *m, const char *p, mk_format f, int64_t block)
 {
-	mk_rows r = {.n = mk_mask_n(m), .row = mask_row, .ctx = m, .expr = "test \"mask\""};
+	mk_rows r = {.n = mk_mask_n(m), .cols = mk_mask_cols(m), .row = mask_row, .ctx = m,
+		     .expr = "test \"mask\""};
 	write_rows(&r, p, (mk_write_opts){.format = f, .block = block, .seed = 42});
 }
 
@@ -262,7 +263,7 @@ START_TEST(png_sizes)
 	static const int64_t ns[] = {8, 128, 3000};
 	static const uint32_t sides[] = {128, 512, 1000};
 	int64_t n = ns[_i];
-	mk_rows r = {.n = n, .row = band_row, .ctx = &n};
+	mk_rows r = {.n = n, .cols = n, .row = band_row, .ctx = &n};
 	unsigned char *b;
 	size_t len;
 	write_rows(&r, path("m.png"), (mk_write_opts){.format = MK_FMT_PNG});
@@ -347,12 +348,27 @@ START_TEST(npy_truncated)
 }
 END_TEST
 
-START_TEST(npy_not_square)
+/* (2, 3) is a rectangular mask, in C and in Fortran order; 3-D is an error. */
+START_TEST(npy_rectangular)
 {
-	uint8_t data[6] = {0};
+	uint8_t data[6] = {1, 0, 0, 0, 0, 1};
+	mk_mask *m = NULL;
 	put_npy(path("r.npy"), 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 3), }\n",
 		data, sizeof data);
-	expect_load_error(path("r.npy"), MK_EFORMAT, "shape (2, 3) is not square");
+	ck_assert_int_eq(mk_mask_load(path("r.npy"), 0, &m), MK_OK);
+	ck_assert_int_eq(mk_mask_n(m), 2);
+	ck_assert_int_eq(mk_mask_cols(m), 3);
+	ck_assert(mk_mask_test(m, 0, 0) && mk_mask_test(m, 1, 2) && mk_mask_count(m) == 2);
+	mk_mask_free(m);
+	put_npy(path("f.npy"), 1, "{'descr': '|b1', 'fortran_order': True, 'shape': (2, 3), }\n",
+		data, sizeof data);
+	ck_assert_int_eq(mk_mask_load(path("f.npy"), 0, &m), MK_OK);
+	/* column-major: cells (0, 0) and (1, 2) are the first and the last */
+	ck_assert(mk_mask_test(m, 0, 0) && mk_mask_test(m, 1, 2) && mk_mask_count(m) == 2);
+	mk_mask_free(m);
+	put_npy(path("c.npy"), 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (1, 2, 3), }\n",
+		data, sizeof data);
+	expect_load_error(path("c.npy"), MK_EFORMAT, "shape (1, 2, ...) is not 2-D");
 }
 END_TEST
 
@@ -425,7 +441,7 @@ END_TEST
 START_TEST(load_by_extension)
 {
 	expect_load_error("x.csv", MK_EINVAL,
-			  "'x.csv': unknown mask file type (use .txt, .json, .h5 or .npy)");
+			  "'x.csv': unknown mask file type (use .txt, .json, .h5, .npy or .npz)");
 	expect_load_error("x.png", MK_EINVAL, "cannot be read back");
 	expect_load_error(path("missing.npy"), MK_EIO, "No such file");
 	ck_assert_int_eq(mk_format_from_path("a/b.HDF5"), MK_FMT_H5);
@@ -524,7 +540,7 @@ static Suite *io_suite(void)
 	tcase_add_loop_test(tc, blocks_layout, 0, sizeof layouts / sizeof layouts[0]);
 	tcase_add_test(tc, viridis_ends_and_nan);
 	tcase_add_test(tc, npy_truncated);
-	tcase_add_test(tc, npy_not_square);
+	tcase_add_test(tc, npy_rectangular);
 	tcase_add_loop_test(tc, malformed_files, 0, sizeof bad_files / sizeof bad_files[0]);
 	tcase_add_test(tc, h5_two_datasets_without_mask);
 	tcase_add_test(tc, h5_real_model_file);

@@ -16,7 +16,8 @@ START_TEST(test_registry)
 {
 	static const char *const names[] = {
 		"full", "none", "diag", "causal", "local", "diagonal", "global", "axis",
-		"random", "star", "logsparse", "strided", "fixed", "longformer", "bigbird",
+		"random", "star", "logsparse", "strided", "fixed", "longformer", "bigbird", "prefix",
+		"document",
 	};
 	size_t n = sizeof names / sizeof names[0];
 	ck_assert_uint_eq(mk_pattern_count(), n);
@@ -180,6 +181,17 @@ static const hand_case hand_cases[] = {
 	/* r = 16 >= n draws every key: n^2 */
 	{"bigbird", "r=16", 64, 256, {"########", "########", "########", "########",
 				      "########", "########", "########", "########"}},
+	/* rows 0..2 see the prefix (3 each), row i >= 3 sees i + 1:
+	 * 9 + (4 + ... + 8) = 39; 9 + (4 + ... + 16) = 139 */
+	{"prefix", "p=3", 39, 139, {"###.....", "###.....", "###.....", "####....",
+				    "#####...", "######..", "#######.", "########"}},
+	/* documents of 3 and 2 tokens, then padding: 9 + 4 = 13 at any n >= 5 */
+	{"document", "lengths=3,2", 13, 13, {"###.....", "###.....", "###.....", "...##...",
+					     "...##...", "........", "........", "........"}},
+	/* their lower triangles: 6 + 3 = 9 */
+	{"document", "lengths=3,2 causal=1", 9, 9, {"#.......", "##......", "###.....",
+						    "...#....", "...##...", "........",
+						    "........", "........"}},
 };
 
 #define NHAND ((int)(sizeof hand_cases / sizeof hand_cases[0]))
@@ -336,6 +348,8 @@ static const struct col_case {
 	{"fixed", "l=4 c=2"}, {"fixed", "l=5 causal=1"}, {"fixed", "l=6 c=6 causal=1"},
 	{"longformer", ""}, {"longformer", "tokens=2,20"},
 	{"bigbird", ""}, {"bigbird", "w=2 r=5 g=3"}, {"bigbird", "r=64 g=0"},
+	{"prefix", "p=5"}, {"prefix", "p=0"}, {"document", "lengths=3,10,20"},
+	{"document", "lengths=7,1,25 causal=1"},
 };
 
 #define NCOL ((int)(sizeof col_cases / sizeof col_cases[0]))

@@ -67,9 +67,19 @@ void mk_norm_format(const mk_norm *n, char *buf, size_t cap);
 const char *mk_attn_kernel_name(mk_attn_kernel k);
 int mk_attn_kernel_parse(const char *s, mk_attn_kernel *out);
 
+/* Q and O are [batch, heads, n, d]; K and V [batch, heads, kv_len, d], where
+ * kv_len = 0 means n (square).  A q_len x kv_len mask puts query i at key
+ * position i + kv_len - n (bottom-right, as a KV cache: see expr.h). */
 typedef struct mk_attn_shape {
 	int64_t batch, heads, n, d;
+	int64_t kv_len;
 } mk_attn_shape;
+
+/* The shape's keys: kv_len, or n when it is 0. */
+static inline int64_t mk_attn_kv(const mk_attn_shape *s)
+{
+	return s->kv_len ? s->kv_len : s->n;
+}
 
 /* A mask prepared for the kernels at one tile size: its bit rows, for each
  * row of tiles its non-empty tiles (full ones flagged) and the same by
@@ -78,7 +88,8 @@ typedef struct mk_attn_layout mk_attn_layout;
 int mk_attn_layout_new(const mk_mask *m, int64_t tile, uint64_t max_memory,
 		       mk_attn_layout **out);
 void mk_attn_layout_free(mk_attn_layout *l); /* NULL-safe */
-int64_t mk_attn_layout_n(const mk_attn_layout *l);
+int64_t mk_attn_layout_n(const mk_attn_layout *l);      /* rows: queries */
+int64_t mk_attn_layout_kv_len(const mk_attn_layout *l); /* columns: keys */
 int64_t mk_attn_layout_tile(const mk_attn_layout *l);
 uint64_t mk_attn_layout_nnz(const mk_attn_layout *l);
 double mk_attn_layout_density(const mk_attn_layout *l); /* non-empty tiles / all */

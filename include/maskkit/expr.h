@@ -43,7 +43,12 @@ void mk_expr_free(mk_expr *e);
 const char *mk_expr_text(const mk_expr *e);
 
 typedef struct mk_bind_opts {
-	int64_t n;           /* size; 0 = take it from the mask files in the expression */
+	int64_t n;           /* size, or queries (q_len) of a rectangular mask; 0 = take
+			      * it (and kv_len) from the mask files in the expression */
+	int64_t kv_len;      /* keys; 0 = n (square).  A rectangular mask is the
+			      * bottom-right n x kv_len corner of the patterns laid out on
+			      * max(n, kv_len) positions: queries are the last n
+			      * positions of the keys' sequence, as with a KV cache */
 	uint64_t seed;       /* seed for random terms that give none */
 	uint64_t max_memory; /* cap for materialised data; 0 = default */
 	bool need_cols;      /* prepare column access (mk_cursor_col) */
@@ -52,7 +57,9 @@ typedef struct mk_bind_opts {
 /* Resolves n, loads files, validates parameters against n and precomputes
  * what the row generators need.  Must be called once before cursors. */
 int mk_expr_bind(mk_expr *e, const mk_bind_opts *o);
+/* Rows (queries); mk_expr_kv_len: columns (keys), equal to n when square. */
 int64_t mk_expr_n(const mk_expr *e);
+int64_t mk_expr_kv_len(const mk_expr *e);
 /* A canonical description of the bound leaves and their parameters, as
  * text like "local(w=2,block=1) + random(size=1,seed=0)". */
 const char *mk_expr_params(const mk_expr *e);
@@ -66,7 +73,8 @@ bool mk_expr_known_symmetric(const mk_expr *e);
 typedef struct mk_cursor mk_cursor;
 int mk_cursor_new(const mk_expr *e, mk_cursor **out);
 void mk_cursor_free(mk_cursor *c);
-/* Fills dst (mk_words(n) words) with row i / column j; every word is written.
+/* Fills dst with row i (mk_words(kv_len) words) / column j (mk_words(n)
+ * words); every word is written.
  * Columns need the expression bound with need_cols, else MK_EINVAL. */
 void mk_cursor_row(mk_cursor *c, int64_t i, uint64_t *dst);
 int mk_cursor_col(mk_cursor *c, int64_t j, uint64_t *dst);

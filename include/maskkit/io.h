@@ -1,5 +1,5 @@
 /*
- * maskkit files: mask formats (txt, json, png, h5, npy, blocks), reading
+ * maskkit files: mask formats (txt, json, png, h5, npy, blocks, flex), reading
  * masks, writing expressions and stacks of masks, atomic outputs.
  */
 #ifndef MK_IO_H
@@ -22,18 +22,20 @@ typedef enum mk_format {
 	MK_FMT_PNG,
 	MK_FMT_H5,
 	MK_FMT_NPY,
-	MK_FMT_BLOCKS
+	MK_FMT_BLOCKS,
+	MK_FMT_FLEX /* FlexAttention's block layout as a NumPy .npz */
 } mk_format;
 
-/* From a name ("txt", "json", ...) or a path's extension (.txt, .json, .png,
- * .h5/.hdf5, .npy; blocks have no extension of their own). */
+/* From a name ("txt", "json", ...; "npz" is flex) or a path's extension
+ * (.txt, .json, .png, .h5/.hdf5, .npy, .npz; blocks have no extension of
+ * their own). */
 mk_format mk_format_from_name(const char *name);
 mk_format mk_format_from_path(const char *path);
 const char *mk_format_name(mk_format f);
 
 typedef struct mk_write_opts {
 	mk_format format;
-	int64_t block;       /* for MK_FMT_BLOCKS; 0 = 128 */
+	int64_t block;       /* for MK_FMT_BLOCKS and MK_FMT_FLEX; 0 = 128 */
 	uint64_t seed;       /* recorded in metadata */
 	uint64_t max_memory; /* cap for dense outputs (txt, npy, h5) and JSON */
 	int64_t png_max_px;  /* PNG side limit before downsampling; 0 = 1024 */
@@ -60,7 +62,7 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o);
 /* Reads a mask file; the format comes from the extension. */
 int mk_mask_load(const char *path, uint64_t max_memory, mk_mask **out);
 
-/* ---- stacks of masks in one HDF5 dataset (io_h5_stack.c) ------------------- */
+/* ---- stacks of masks: one HDF5 dataset (io_h5_stack.c), one .npz (io_flex.c) */
 
 /* Masks [layers, heads, n, n] (layers 0: [heads, n, n]) written as the uint8
  * dataset "mask" with attributes like mk_write_expr's; row(ctx, k, i, dst)
@@ -74,6 +76,9 @@ typedef struct mk_stack {
 
 /* Writes the stack atomically (a failure leaves an existing file as it was). */
 int mk_write_stack_h5(const char *path, const mk_stack *s);
+/* The block layout of each head as one FlexAttention .npz (H = heads; one
+ * layer at most), atomically; o gives the block size and the memory cap. */
+int mk_write_stack_flex(const char *path, const mk_stack *s, const mk_write_opts *o);
 
 #ifdef __cplusplus
 }

@@ -25,15 +25,17 @@ typedef struct mk_tile_stats {
 } mk_tile_stats;
 
 typedef struct mk_measure {
-	int64_t n;
+	int64_t n;             /* rows: queries */
+	int64_t kv_len;        /* columns: keys (n when square) */
 	uint64_t count;        /* |M| */
-	uint64_t diag;         /* set cells on the main diagonal */
-	double sparsity;       /* 1 - |M| / n^2 */
-	double sparsity_nodiag;/* 1 - |M \ I| / n^2: the mask without its diagonal */
+	uint64_t diag;         /* set cells on the main diagonal: (i, i + kv_len - n),
+				* each query's own position, when rectangular */
+	double sparsity;       /* 1 - |M| / (n kv_len) */
+	double sparsity_nodiag;/* 1 - |M \ I| / (n kv_len): the mask without its diagonal */
 	int64_t row_min, row_max;
 	double row_mean;
 	int64_t empty_rows, first_empty_row; /* -1 when none */
-	bool symmetric, causal, toeplitz;
+	bool symmetric, causal, toeplitz; /* causal: j <= i + kv_len - n */
 	bool symmetric_known;  /* false when bound without need_cols and not symmetric by construction */
 	size_t ntiles;
 	mk_tile_stats tiles[MK_MEASURE_MAX_TILES];

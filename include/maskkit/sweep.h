@@ -49,26 +49,30 @@ typedef struct mk_sweep_opts {
 	size_t ntargets;
 	const mk_norm *norms;
 	size_t nnorms;
-	unsigned kernels;      /* bit (1u << k) per mk_attn_kernel */
+	unsigned kernels;      /* bit (1u << k) per mk_attn_kernel with rows (dense is
+				* timed whatever: speedup's reference) */
 	const mk_attn_backend *backend;
 	mk_attn_shape shape;   /* batch, heads, n, d */
 	mk_compute dtype;      /* compute type; 0 is MK_COMPUTE_FP32 */
 	int device;            /* of a GPU backend (0 = the first) */
 	int64_t tile;
-	int reps;              /* timed runs after one warm-up */
+	int reps;              /* timed runs of each kernel after its warm-up */
 	uint64_t seed;         /* tensors and random patterns */
 	uint64_t max_memory;   /* 0 = MK_DEFAULT_MAX_MEMORY */
 	/* this share of the (pattern, target) grid: point p * ntargets + t when
-	 * it is part modulo parts (parts 0 or 1: every point); the dense
-	 * reference is timed in every share */
+	 * it is part modulo parts (parts 0 or 1: every point) */
 	int part, parts;
 	/* called before each step (a mask and normalisation); may be NULL */
 	void (*progress)(int64_t done, int64_t total, const char *what, void *arg);
 	void *arg;
 } mk_sweep_opts;
 
-/* One result.  dense ignores the mask: it is timed once per normalisation and
- * its row repeated for every mask, with |M| = n^2 in gflops_actual. */
+/* One result.  At each point (a mask and normalisation) every kernel runs
+ * once to warm up, then the timed runs are interleaved, repetition by
+ * repetition (dense, masked, block, csr, dense, ...), so that a disturbance
+ * of the machine falls on every kernel alike.  dense ignores the mask but is
+ * timed at every point (its row has |M| = n^2 in gflops_actual), also when
+ * it is not among the kernels: it is the reference of speedup. */
 typedef struct mk_sweep_row {
 	const char *pattern, *param;        /* param NULL: a fixed mask (target = its sparsity) */
 	int64_t grid;                       /* p * ntargets + t: pattern p, target t */
@@ -77,10 +81,23 @@ typedef struct mk_sweep_row {
 	mk_attn_kernel kernel;
 	const mk_norm *norm;
 	double median_s, min_s;
-	double speedup;                     /* dense median / median */
+	double q1_s, q3_s;                  /* quartiles of the timed runs */
+	/* paired: the median and quartiles over repetitions r of
+	 * dense[r] / kernel[r] (1 for dense) */
+	double speedup, speedup_q1, speedup_q3;
+	double dense_s;                     /* dense's median at this point */
 	double gflops_dense, gflops_actual; /* 4BHn^2d and 4BH|M|d over the median */
 	double max_err;                     /* against the reference */
+	/* bit (1u << k): the kernels k timed at this point that this one cannot
+	 * be ranked against (the spread of their paired ratio straddles 1 and
+	 * is wider than MK_SWEEP_TIE); rank_ok when there is none */
+	unsigned unranked;
+	bool rank_ok;
 } mk_sweep_row;
+
+/* Two kernels whose paired ratio's interquartile range contains 1 and spans
+ * more than this cannot be ranked; a narrower range is a tie. */
+#define MK_SWEEP_TIE 0.05
 
 /* The name of pattern p's rows: its label, else the pattern itself. */
 const char *mk_sweep_label(const mk_sweep_opts *o, size_t p);

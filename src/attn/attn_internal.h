@@ -19,14 +19,16 @@ static inline bool mk_attn_in_parallel(void)
 }
 
 struct mk_attn_layout {
-	int64_t n, tile, nt;        /* nt = ceil(n / tile) tiles per side */
+	int64_t n, tile, nt;        /* rows (queries), tile size, nt = ceil(n / tile) */
+	int64_t kv, nt_kv;          /* columns (keys) and their tiles: n and nt when square */
 	size_t stride;              /* words per bit row */
 	uint64_t *bits;             /* n x stride: the element mask */
 	/* row view: query-tile r has tiles rptr[r] .. rptr[r+1]-1, key-tile
 	 * index rcol[], rfull[] = 1 when every cell of the tile is set */
 	int64_t *rptr, *rcol;
 	uint8_t *rfull;
-	/* column view: key-tile c has query tiles cptr[c] .. cptr[c+1]-1 */
+	/* column view (nt_kv + 1 offsets): key-tile c has query tiles
+	 * cptr[c] .. cptr[c+1]-1 */
 	int64_t *cptr, *crow;
 	uint8_t *cfull;
 	/* CSR of the entries: row i's columns are col[ptr[i] .. ptr[i+1]-1] */
@@ -46,10 +48,11 @@ static inline int mk_attn_bit(const mk_attn_layout *l, int64_t i, int64_t j)
 }
 
 /* The CPU backend's kernels (cpu_tiles.c: dense, masked, block; cpu_csr.c: csr).
- * Each runs one (batch, head) slice: q, k, v, o are n x d; f (n) and g (n)
- * are the log-domain row and column scalings (see attn.h). */
+ * Each runs one (batch, head) slice: q and o are n x d, k and v kv x d; f (n)
+ * and g (kv) are the log-domain row and column scalings (see attn.h). */
 typedef struct mk_attn_slice {
 	int64_t n, d;
+	int64_t kv; /* keys */
 	float scale; /* 1 / sqrt(d) */
 	const float *q, *k, *v;
 	float *o;

@@ -29,10 +29,11 @@
 
 typedef struct ref_slice {
 	int64_t n, d;
+	int64_t kv;          /* keys */
 	double scale;
 	const float *q, *k, *v;
 	const mk_mask *mask; /* NULL: every entry */
-	double *srow;        /* n scores of the current row */
+	double *srow;        /* kv scores of the current row */
 } ref_slice;
 
 int64_t mk_attn_ref_rows(int64_t n, int64_t *rows)
@@ -60,7 +61,7 @@ static void ref_scores(const ref_slice *x, int64_t i)
 	const float *qi = x->q + i * x->d;
 	const uint64_t *bits = x->mask ? mk_mask_crow(x->mask, i) : NULL;
 
-	for (int64_t j = 0; j < x->n; j++) {
+	for (int64_t j = 0; j < x->kv; j++) {
 		const float *kj = x->k + j * x->d;
 		double acc = 0.0;
 		if (bits && !mk_bit_test(bits, j)) {
@@ -90,16 +91,16 @@ static void ref_lse_add(double *m, double *sum, double t)
 static double ref_row_lse(const ref_slice *x, const double *g)
 {
 	double m = -INFINITY, sum = 0.0;
-	for (int64_t j = 0; j < x->n; j++)
+	for (int64_t j = 0; j < x->kv; j++)
 		if (x->srow[j] != -INFINITY)
 			ref_lse_add(&m, &sum, x->srow[j] - (g ? g[j] : 0.0));
 	return m == -INFINITY ? -INFINITY : m + log(sum);
 }
 
-/* g_j = LSE_i (s_ij - f_i) over every row; cm and cs are n scratch each. */
+/* g_j = LSE_i (s_ij - f_i) over every row; cs is kv scratch. */
 static void ref_col_pass(const ref_slice *x, const double *f, double *g, double *cs)
 {
-	for (int64_t j = 0; j < x->n; j++) {
+	for (int64_t j = 0; j < x->kv; j++) {
 		g[j] = -INFINITY; /* running maximum, then the result */
 		cs[j] = 0.0;
 	}
@@ -107,11 +108,11 @@ static void ref_col_pass(const ref_slice *x, const double *f, double *g, double 
 		if (f[i] == -INFINITY)
 			continue; /* an empty row has no entry */
 		ref_scores(x, i);
-		for (int64_t j = 0; j < x->n; j++)
+		for (int64_t j = 0; j < x->kv; j++)
 			if (x->srow[j] != -INFINITY)
 				ref_lse_add(&g[j], &cs[j], x->srow[j] - f[i]);
 	}
-	for (int64_t j = 0; j < x->n; j++)
+	for (int64_t j = 0; j < x->kv; j++)
 		if (g[j] != -INFINITY)
 			g[j] += log(cs[j]);
 }
@@ -133,7 +134,7 @@ static void ref_output(const ref_slice *x, int64_t i, const double *g, double *o
 	memset(out, 0, (size_t)x->d * sizeof *out);
 	if (f == -INFINITY)
 		return;
-	for (int64_t j = 0; j < x->n; j++) {
+	for (int64_t j = 0; j < x->kv; j++) {
 		const float *vj = x->v + j * x->d;
 		double p;
 		if (x->srow[j] == -INFINITY)
@@ -160,8 +161,8 @@ static void ref_sinkhorn_g(const ref_slice *x, int rounds, double *f, double *g,
 static void ref_slice_run(const ref_slice *x, const mk_norm *norm, const int64_t *rows,
 			  int64_t nrows, double *scratch, double *ref)
 {
-	double *f = scratch, *g = scratch + x->n, *cs = scratch + 2 * x->n;
-	double *tmp = scratch + 3 * x->n; /* d: the softmax output for hnas */
+	double *f = scratch, *g = scratch + x->n, *cs = g + x->kv;
+	double *tmp = cs + x->kv; /* d: the softmax output for hnas */
 	int rounds = norm->kind == MK_NORM_SINKHORN ? norm->iters : 1;
 
 	if (norm->kind != MK_NORM_SOFTMAX)
@@ -181,16 +182,19 @@ int mk_attn_reference(const mk_norm *norm, const mk_attn_shape *s, const float *
 		      const float *k, const float *v, const mk_mask *mask, const int64_t *rows,
 		      int64_t nrows, double *ref)
 {
-	size_t slice = (size_t)s->n * (size_t)s->d, per = (size_t)s->n * 4 + (size_t)s->d;
+	int64_t kv = mk_attn_kv(s);
+	size_t slice = (size_t)s->n * (size_t)s->d, kslice = (size_t)kv * (size_t)s->d;
+	size_t per = (size_t)s->n + 3 * (size_t)kv + (size_t)s->d;
 	int64_t slices = s->batch * s->heads;
 	int nthreads = 1, ret;
 	double *scratch;
 
 	if (s->batch < 1 || s->heads < 1 || s->n < 1 || s->d < 1)
 		return mk_error_set(MK_EINVAL, "reference: the shape must be positive");
-	if (mask && mk_mask_n(mask) != s->n)
-		return mk_error_set(MK_EINVAL, "reference: the mask is for n = %lld, not %lld",
-				    (long long)mk_mask_n(mask), (long long)s->n);
+	if (mask && (mk_mask_n(mask) != s->n || mk_mask_cols(mask) != kv))
+		return mk_error_set(MK_EINVAL, "reference: the mask is %lld x %lld, not %lld x %lld",
+				    (long long)mk_mask_n(mask), (long long)mk_mask_cols(mask),
+				    (long long)s->n, (long long)kv);
 	for (int64_t r = 0; r < nrows; r++)
 		if (rows[r] < 0 || rows[r] >= s->n)
 			return mk_error_set(MK_EINVAL, "reference: row %lld is outside 0..%lld",
@@ -207,15 +211,15 @@ int mk_attn_reference(const mk_norm *norm, const mk_attn_shape *s, const float *
 		return mk_error_set(MK_ENOMEM, "out of memory for the reference");
 	#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
 	for (int64_t bh = 0; bh < slices; bh++) {
-		size_t at = (size_t)bh * slice;
+		size_t at = (size_t)bh * slice, kat = (size_t)bh * kslice;
 #ifdef _OPENMP
 		double *mine = scratch + (size_t)omp_get_thread_num() * per;
 #else
 		double *mine = scratch;
 #endif
-		ref_slice x = {.n = s->n, .d = s->d, .scale = 1.0 / sqrt((double)s->d),
-			       .q = q + at, .k = k + at, .v = v + at, .mask = mask,
-			       .srow = mine + 3 * s->n + s->d};
+		ref_slice x = {.n = s->n, .kv = kv, .d = s->d, .scale = 1.0 / sqrt((double)s->d),
+			       .q = q + at, .k = k + kat, .v = v + kat, .mask = mask,
+			       .srow = mine + s->n + 2 * kv + s->d};
 		ref_slice_run(&x, norm, rows, nrows, mine, ref + (size_t)bh * nrows * s->d);
 	}
 	free(scratch);

@@ -117,7 +117,7 @@ static int colsum_hnas(colsum_ws *w, double u, double *out)
 int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, const float *k,
 		    const mk_attn_layout *mask, double *logcol, mk_sinkhorn_step *trace)
 {
-	colsum_ws w = {.x = {.n = n, .d = d, .scale = (float)(1.0 / sqrt((double)d)), .q = q,
+	colsum_ws w = {.x = {.n = n, .kv = n, .d = d, .scale = (float)(1.0 / sqrt((double)d)), .q = q,
 			     .k = k, .mask = mask,
 			     .kernel = mask ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE}};
 	float *buf;
@@ -128,10 +128,10 @@ int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, c
 	if (n < 1 || d < 1)
 		return mk_error_set(MK_EINVAL, "column sums need n >= 1 and d >= 1, got n = %lld, "
 				    "d = %lld", (long long)n, (long long)d);
-	if (mask && mk_attn_layout_n(mask) != n)
+	if (mask && (mk_attn_layout_n(mask) != n || mk_attn_layout_kv_len(mask) != n))
 		return mk_error_set(MK_EINVAL, "the mask has n = %lld but the tensors n = %lld",
 				    (long long)mk_attn_layout_n(mask), (long long)n);
-	if ((ret = mk_attn_check_scores(&(mk_attn_shape){1, 1, n, d}, q, k)))
+	if ((ret = mk_attn_check_scores(&(mk_attn_shape){.batch = 1, .heads = 1, .n = n, .d = d}, q, k)))
 		return ret;
 	if (!(buf = malloc((size_t)n * 4 * sizeof *buf)))
 		return mk_error_set(MK_ENOMEM, "out of memory for column sums (n = %lld)",

@@ -52,7 +52,7 @@ static int cpu_sinkhorn(const mk_attn_slice *x, int rounds, float *f, float *g)
 	for (int r = 1; r <= rounds && ret == MK_OK; r++) {
 		ret = col(x, f, g);
 		if (ret == MK_OK)
-			ret = cpu_check_scalings(g, x->n);
+			ret = cpu_check_scalings(g, x->kv);
 		if (ret == MK_OK)
 			ret = row(x, g, f, r == rounds);
 	}
@@ -144,11 +144,12 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		   const mk_attn_layout *mask, float *o, mk_attn_stats *st)
 {
-	size_t slice = (size_t)s->n * (size_t)s->d;
+	int64_t kv = mk_attn_kv(s), per = s->n + kv; /* f and g */
+	size_t slice = (size_t)s->n * (size_t)s->d, kslice = (size_t)kv * (size_t)s->d;
 	int64_t slices = s->batch * s->heads;
-	bool across = slices > 1 && s->n * s->n * s->d < MK_CPU_SLICE_WORK;
+	bool across = slices > 1 && s->n * kv * s->d < MK_CPU_SLICE_WORK;
 	int nthreads = cpu_threads(across), ret = mk_blas_room(across ? nthreads : 1);
-	float *f = ret ? NULL : malloc((size_t)nthreads * (size_t)s->n * 2 * sizeof *f);
+	float *f = ret ? NULL : malloc((size_t)nthreads * (size_t)per * sizeof *f);
 	char msg[512] = "";
 
 	(void)b;
@@ -163,11 +164,12 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 #endif
 	#pragma omp parallel for schedule(dynamic) if (across) num_threads(nthreads)
 	for (int64_t bh = 0; bh < slices; bh++) {
-		size_t at = (size_t)bh * slice;
-		float *mine = f + (size_t)cpu_thread() * (size_t)s->n * 2;
-		mk_attn_slice x = {.n = s->n, .d = s->d, .scale = (float)(1.0 / sqrt((double)s->d)),
-				   .q = q + at, .k = k + at, .v = v + at, .o = o + at,
-				   .mask = mask, .kernel = kernel};
+		size_t at = (size_t)bh * slice, kat = (size_t)bh * kslice;
+		float *mine = f + (size_t)cpu_thread() * (size_t)per;
+		mk_attn_slice x = {.n = s->n, .kv = kv, .d = s->d,
+				   .scale = (float)(1.0 / sqrt((double)s->d)), .q = q + at,
+				   .k = k + kat, .v = v + kat, .o = o + at, .mask = mask,
+				   .kernel = kernel};
 		int r;
 		#pragma omp atomic read
 		r = ret;

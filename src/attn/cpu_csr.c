@@ -120,7 +120,7 @@ static int csr_check(const mk_attn_slice *x, const char *pass)
 {
 	if (!x || !x->mask || !x->q || !x->k)
 		return mk_error_set(MK_EINVAL, "the CSR %s pass needs q, k and a mask", pass);
-	if (x->mask->n != x->n || x->n < 1 || x->d < 1)
+	if (x->mask->n != x->n || x->mask->kv != x->kv || x->n < 1 || x->d < 1)
 		return mk_error_set(MK_EINVAL,
 				    "CSR %s pass: mask n = %" PRId64 " for a slice of n = %" PRId64
 				    ", d = %" PRId64, pass, x->mask->n, x->n, x->d);
@@ -282,7 +282,7 @@ static int64_t csr_split(const mk_attn_layout *l, int p, int parts)
  * it, so every column's rows come out sorted whatever the thread count. */
 static void csr_transpose_fill(const mk_attn_layout *l, int64_t *cnt, csr_cols *c)
 {
-	int64_t n = l->n;
+	int64_t n = l->kv; /* columns */
 #pragma omp parallel if (l->nnz >= ((uint64_t)1 << 16))
 	{
 		int parts = 1, me = csr_thread();
@@ -320,9 +320,9 @@ static int csr_transpose(const mk_attn_layout *l, csr_cols *c)
 	size_t threads = (size_t)csr_threads(), nnz = l->nnz ? (size_t)l->nnz : 1;
 	int64_t *cnt = NULL;
 	int ret = MK_OK;
-	c->cptr = malloc(((size_t)l->n + 1) * sizeof *c->cptr);
+	c->cptr = malloc(((size_t)l->kv + 1) * sizeof *c->cptr);
 	c->row = malloc(nnz * sizeof *c->row);
-	cnt = malloc(threads * (size_t)l->n * sizeof *cnt);
+	cnt = malloc(threads * (size_t)l->kv * sizeof *cnt);
 	if (!c->cptr || !c->row || !cnt) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory for the CSR column index");
 		goto out;
@@ -371,11 +371,11 @@ int mk_cpu_csr_col_pass(const mk_attn_slice *x, const float *f, float *g)
 		return ret;
 	if ((ret = csr_transpose(x->mask, &c)))
 		goto out;
-	maxcol = csr_longest(c.cptr, x->n);
+	maxcol = csr_longest(c.cptr, x->kv);
 	if ((ret = csr_scratch_new(&s, (size_t)maxcol + (size_t)x->d)))
 		goto out;
 #pragma omp parallel for schedule(dynamic, 8) if (csr_parallel(x))
-	for (int64_t j = 0; j < x->n; j++) {
+	for (int64_t j = 0; j < x->kv; j++) {
 		double *w = csr_scratch_mine(&s);
 		csr_col(x, &c, j, f, g, w, w + maxcol);
 	}

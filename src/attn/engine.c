@@ -182,36 +182,48 @@ static int attn_check(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_
 		return mk_error_set(MK_ERANGE, "head dimension %lld is above backend '%s''s "
 				    "limit of %lld", (long long)s->d, b->name,
 				    (long long)b->max_head_dim);
-	if (s->n > MK_N_MAX)
-		return mk_error_set(MK_ERANGE, "n = %lld is above %lld", (long long)s->n,
-				    (long long)MK_N_MAX);
+	if (s->n > MK_N_MAX || s->kv_len < 0 || s->kv_len > MK_N_MAX)
+		return mk_error_set(MK_ERANGE, "n = %lld and kv_len = %lld must be in 1..%lld",
+				    (long long)s->n, (long long)mk_attn_kv(s), (long long)MK_N_MAX);
+	if (mk_attn_kv(s) != s->n && b != &mk_attn_cpu)
+		return mk_error_set(MK_EINVAL, "the %s backend takes q_len = kv_len only (here %lld "
+				    "and %lld): use --backend cpu", b->name, (long long)s->n,
+				    (long long)mk_attn_kv(s));
 	if (kernel != MK_KERNEL_DENSE && !mask)
 		return mk_error_set(MK_EINVAL, "kernel '%s' needs a mask",
 				    mk_attn_kernel_name(kernel));
-	if (mask && mask->n != s->n)
-		return mk_error_set(MK_EINVAL, "the mask is for n = %lld but the tensors have "
-				    "n = %lld", (long long)mask->n, (long long)s->n);
+	if (mask && (mask->n != s->n || mask->kv != mk_attn_kv(s)))
+		return mk_error_set(MK_EINVAL, "the mask is %lld x %lld but the tensors need %lld x "
+				    "%lld (queries x keys)", (long long)mask->n, (long long)mask->kv,
+				    (long long)s->n, (long long)mk_attn_kv(s));
 	return mk_norm_check(norm);
 }
 
-/* Cauchy-Schwarz, which also bounds sgemm's partial sums; NaN propagates. */
-double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k)
+/* The largest squared norm of n rows of d; NaN propagates. */
+static double attn_max_norm2(int64_t n, int64_t d, const float *x)
 {
-	double mq = 0, mk = 0;
+	double top = 0;
 
 	for (int64_t i = 0; i < n; i++) {
-		double a = 0, b = 0;
-#pragma omp simd reduction(+ : a, b)
-		for (int64_t c = 0; c < d; c++) {
-			a += (double)q[i * d + c] * q[i * d + c];
-			b += (double)k[i * d + c] * k[i * d + c];
-		}
-		if (isnan(a) || a > mq) /* a NaN stays: no a > NaN */
-			mq = a;
-		if (isnan(b) || b > mk)
-			mk = b;
+		double a = 0;
+#pragma omp simd reduction(+ : a)
+		for (int64_t c = 0; c < d; c++)
+			a += (double)x[i * d + c] * x[i * d + c];
+		if (isnan(a) || a > top) /* a NaN stays: no a > NaN */
+			top = a;
 	}
-	return sqrt(mq) * sqrt(mk) / sqrt((double)d);
+	return top;
+}
+
+/* Cauchy-Schwarz, which also bounds sgemm's partial sums. */
+static double attn_bound(int64_t n, int64_t kv, int64_t d, const float *q, const float *k)
+{
+	return sqrt(attn_max_norm2(n, d, q)) * sqrt(attn_max_norm2(kv, d, k)) / sqrt((double)d);
+}
+
+double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k)
+{
+	return attn_bound(n, n, d, q, k);
 }
 
 /* Checked before any kernel runs, on the inputs alone, so that every kernel
@@ -222,15 +234,15 @@ double mk_attn_score_bound(int64_t n, int64_t d, const float *q, const float *k)
  * it is not free. */
 int mk_attn_check_scores(const mk_attn_shape *s, const float *q, const float *k)
 {
-	int64_t slices = s->batch * s->heads;
-	size_t slice = (size_t)s->n * (size_t)s->d;
+	int64_t slices = s->batch * s->heads, kv = mk_attn_kv(s);
+	size_t slice = (size_t)s->n * (size_t)s->d, kslice = (size_t)kv * (size_t)s->d;
 	double top = 0.0;
 
 #pragma omp parallel for reduction(max : top) if (slices > 1 && slices * (int64_t)slice >= \
 						      ((int64_t)1 << 18))
 	for (int64_t bh = 0; bh < slices; bh++) {
-		double b = mk_attn_score_bound(s->n, s->d, q + (size_t)bh * slice,
-					       k + (size_t)bh * slice);
+		double b = attn_bound(s->n, kv, s->d, q + (size_t)bh * slice,
+				      k + (size_t)bh * kslice);
 		b = isnan(b) ? INFINITY : b;
 		top = b > top ? b : top;
 	}
@@ -302,6 +314,10 @@ int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *
 int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
 		    uint64_t max_memory, mk_attn_layout **out)
 {
+	if (b != &mk_attn_cpu && !mk_mask_square(m))
+		return mk_error_set(MK_EINVAL, "the %s backend takes square masks only (here %lld x "
+				    "%lld): use --backend cpu", b->name, (long long)mk_mask_n(m),
+				    (long long)mk_mask_cols(m));
 	if (b->prepare)
 		return b->prepare(b, m, tile, max_memory, out);
 	return mk_attn_layout_new(m, tile, max_memory, out);

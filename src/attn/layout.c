@@ -19,7 +19,7 @@ static int64_t layout_min(int64_t a, int64_t b)
 /* Bytes the layout holds for nnz entries and `tiles` non-empty tiles, checked
  * for overflow and against the limit.  Called before anything that size is
  * allocated: first with the counts at zero, again once they are known. */
-static int layout_check_bytes(int64_t n, size_t stride, int64_t nt, uint64_t nnz,
+static int layout_check_bytes(int64_t n, size_t stride, int64_t nt, int64_t nt_kv, uint64_t nnz,
 			      uint64_t tiles, uint64_t max_memory)
 {
 	uint64_t bits, cols, tl, total;
@@ -30,7 +30,7 @@ static int layout_check_bytes(int64_t n, size_t stride, int64_t nt, uint64_t nnz
 		return ret;
 	/* each term is below 2^62 (n <= 2^20, nnz <= n^2), so the sum cannot wrap */
 	total = sizeof(mk_attn_layout) + bits + cols + tl +
-		((uint64_t)n + 1 + 2 * ((uint64_t)nt + 1)) * sizeof(int64_t);
+		((uint64_t)n + 1 + (uint64_t)nt + (uint64_t)nt_kv + 2) * sizeof(int64_t);
 	return mk_check_memory(total, max_memory, "the attention mask layout");
 }
 
@@ -56,14 +56,14 @@ static int64_t layout_scan_row(const mk_attn_layout *l, int64_t r, uint64_t *scr
 		any = ors;
 		all = ands;
 	}
-	for (int64_t j = mk_bits_next(any, l->n, 0, true); j < l->n;) {
-		int64_t c = j / l->tile, clo = c * l->tile, chi = layout_min(clo + l->tile, l->n);
+	for (int64_t j = mk_bits_next(any, l->kv, 0, true); j < l->kv;) {
+		int64_t c = j / l->tile, clo = c * l->tile, chi = layout_min(clo + l->tile, l->kv);
 		if (rcol) {
 			rcol[k] = c;
 			rfull[k] = tall && chi - clo == l->tile && mk_bits_all_range(all, clo, chi);
 		}
 		k++;
-		j = mk_bits_next(any, l->n, chi, true);
+		j = mk_bits_next(any, l->kv, chi, true);
 	}
 	return k;
 }
@@ -98,11 +98,11 @@ static int layout_rows(mk_attn_layout *l, bool fill)
  * cptr serves as the insertion cursor and is shifted back afterwards. */
 static void layout_cols(mk_attn_layout *l)
 {
-	int64_t nt = l->nt;
-	memset(l->cptr, 0, ((size_t)nt + 1) * sizeof *l->cptr);
+	int64_t nt = l->nt, nc = l->nt_kv;
+	memset(l->cptr, 0, ((size_t)nc + 1) * sizeof *l->cptr);
 	for (int64_t k = 0; k < l->nonempty_tiles; k++)
 		l->cptr[l->rcol[k] + 1]++;
-	for (int64_t c = 0; c < nt; c++)
+	for (int64_t c = 0; c < nc; c++)
 		l->cptr[c + 1] += l->cptr[c];
 	for (int64_t r = 0; r < nt; r++) {
 		for (int64_t k = l->rptr[r]; k < l->rptr[r + 1]; k++) {
@@ -111,7 +111,7 @@ static void layout_cols(mk_attn_layout *l)
 			l->cfull[at] = l->rfull[k];
 		}
 	}
-	for (int64_t c = nt; c > 0; c--)
+	for (int64_t c = nc; c > 0; c--)
 		l->cptr[c] = l->cptr[c - 1];
 	l->cptr[0] = 0;
 }
@@ -157,7 +157,7 @@ static int layout_alloc_fixed(mk_attn_layout *l)
 	l->bits = malloc((size_t)l->n * l->stride * sizeof *l->bits);
 	l->ptr = malloc(((size_t)l->n + 1) * sizeof *l->ptr);
 	l->rptr = calloc((size_t)l->nt + 1, sizeof *l->rptr);
-	l->cptr = calloc((size_t)l->nt + 1, sizeof *l->cptr);
+	l->cptr = calloc((size_t)l->nt_kv + 1, sizeof *l->cptr);
 	if (!l->bits || !l->ptr || !l->rptr || !l->cptr)
 		return mk_error_set(MK_ENOMEM, "out of memory for the layout of n = %" PRId64, l->n);
 	return MK_OK;
@@ -182,7 +182,7 @@ static int layout_alloc_counted(mk_attn_layout *l)
 static int layout_build(mk_attn_layout *l, const mk_mask *m, uint64_t max_memory)
 {
 	int ret;
-	if ((ret = layout_check_bytes(l->n, l->stride, l->nt, 0, 0, max_memory)) ||
+	if ((ret = layout_check_bytes(l->n, l->stride, l->nt, l->nt_kv, 0, 0, max_memory)) ||
 	    (ret = layout_alloc_fixed(l)))
 		return ret;
 	layout_copy_rows(l, m);
@@ -190,7 +190,7 @@ static int layout_build(mk_attn_layout *l, const mk_mask *m, uint64_t max_memory
 	if ((ret = layout_rows(l, false)))
 		return ret;
 	l->nonempty_tiles = layout_prefix(l->rptr, l->nt);
-	if ((ret = layout_check_bytes(l->n, l->stride, l->nt, l->nnz,
+	if ((ret = layout_check_bytes(l->n, l->stride, l->nt, l->nt_kv, l->nnz,
 				      (uint64_t)l->nonempty_tiles, max_memory)) ||
 	    (ret = layout_alloc_counted(l)))
 		return ret;
@@ -217,7 +217,7 @@ int mk_attn_layout_new(const mk_mask *m, int64_t tile, uint64_t max_memory,
 				    MK_N_MAX, tile);
 	n = mk_mask_n(m);
 	/* CSR columns are int32 */
-	if (n > INT32_MAX)
+	if (n > INT32_MAX || mk_mask_cols(m) > INT32_MAX)
 		return mk_error_set(MK_ERANGE, "n = %" PRId64 " is too large for the CSR layout", n);
 	l = calloc(1, sizeof *l);
 	if (!l)
@@ -225,6 +225,8 @@ int mk_attn_layout_new(const mk_mask *m, int64_t tile, uint64_t max_memory,
 	l->n = n;
 	l->tile = tile;
 	l->nt = (n + tile - 1) / tile;
+	l->kv = mk_mask_cols(m);
+	l->nt_kv = (l->kv + tile - 1) / tile;
 	l->stride = mk_mask_stride(m);
 	if ((ret = layout_build(l, m, max_memory))) {
 		mk_attn_layout_free(l);
@@ -257,6 +259,11 @@ int64_t mk_attn_layout_n(const mk_attn_layout *l)
 	return l->n;
 }
 
+int64_t mk_attn_layout_kv_len(const mk_attn_layout *l)
+{
+	return l->kv;
+}
+
 int64_t mk_attn_layout_tile(const mk_attn_layout *l)
 {
 	return l->tile;
@@ -269,7 +276,7 @@ uint64_t mk_attn_layout_nnz(const mk_attn_layout *l)
 
 double mk_attn_layout_density(const mk_attn_layout *l)
 {
-	return (double)l->nonempty_tiles / ((double)l->nt * (double)l->nt);
+	return (double)l->nonempty_tiles / ((double)l->nt * (double)l->nt_kv);
 }
 
 int64_t mk_attn_layout_empty_rows(const mk_attn_layout *l)

@@ -126,6 +126,17 @@ int cli_operand(const char *arg, mk_expr **out)
 	return mk_expr_parse(arg, out);
 }
 
+void cli_note_layouts(const mk_expr *e)
+{
+	const char *paths[16];
+	size_t cap = sizeof paths / sizeof *paths, count = mk_expr_files(e, paths, cap);
+
+	for (size_t k = 0; k < count && k < cap; k++)
+		if (mk_format_from_path(paths[k]) == MK_FMT_FLEX)
+			fprintf(stderr, "maskkit: note: '%s' is a block layout: its partial blocks "
+				"count as whole blocks (a layout holds no cell mask)\n", paths[k]);
+}
+
 int cli_json_out(cJSON *x)
 {
 	char *s = x ? cJSON_Print(x) : NULL;
@@ -153,8 +164,12 @@ static int cli_summary(const mk_expr *e, const cli_mask_opts *o)
 	int ret = mk_measure_expr(e, NULL, 0, o->progress ? cli_progress : NULL, NULL, &m);
 	if (ret)
 		return ret;
-	printf("%s: n = %" PRId64 ", |M| = %" PRIu64 ", sparsity = %.6f\n", mk_expr_params(e),
-	       m.n, m.count, m.sparsity);
+	if (m.kv_len != m.n)
+		printf("%s: %" PRId64 " x %" PRId64 " (q_len x kv_len), |M| = %" PRIu64
+		       ", sparsity = %.6f\n", mk_expr_params(e), m.n, m.kv_len, m.count, m.sparsity);
+	else
+		printf("%s: n = %" PRId64 ", |M| = %" PRIu64 ", sparsity = %.6f\n",
+		       mk_expr_params(e), m.n, m.count, m.sparsity);
 	printf("(n > %d: not printed; write it with -o FILE, or --format txt|json|blocks)\n",
 	       MK_SMALL_N);
 	return MK_OK;
@@ -177,6 +192,8 @@ static int cli_mask_json(const mk_expr *e, const cli_mask_opts *o, mk_format f)
 	cJSON_AddStringToObject(x, "expr", mk_expr_text(e));
 	cJSON_AddStringToObject(x, "params", mk_expr_params(e));
 	cJSON_AddNumberToObject(x, "n", (double)m.n);
+	if (m.kv_len != m.n)
+		cJSON_AddNumberToObject(x, "kv_len", (double)m.kv_len);
 	cJSON_AddRawToObject(x, "seed", seed);
 	cJSON_AddNumberToObject(x, "count", (double)m.count);
 	cJSON_AddNumberToObject(x, "sparsity", m.sparsity);
@@ -208,13 +225,13 @@ int cli_emit(const mk_expr *e, const cli_mask_opts *o)
 			w.format = mk_format_from_path(o->out);
 		if (w.format == MK_FMT_NONE)
 			return mk_error_set(MK_EINVAL, "cannot tell the format of '%s' from its name: "
-					    "give --format txt|json|png|h5|npy|blocks", o->out);
+					    "give --format txt|json|png|h5|npy|blocks|flex", o->out);
 		ret = mk_write_expr(e, o->out, &w);
 		return ret || !o->json ? ret : cli_mask_json(e, o, w.format);
 	}
 	if (o->json)
 		return cli_mask_json(e, o, MK_FMT_NONE);
-	if (w.format == MK_FMT_NONE && mk_expr_n(e) > MK_SMALL_N)
+	if (w.format == MK_FMT_NONE && (mk_expr_n(e) > MK_SMALL_N || mk_expr_kv_len(e) > MK_SMALL_N))
 		return cli_summary(e, o);
 	if (w.format == MK_FMT_NONE)
 		w.format = MK_FMT_TXT;
@@ -248,14 +265,26 @@ int cli_mask_opt_n(void *opts, const char *arg)
 	return cli_i64(arg, "--n", 1, MK_N_MAX, &o->bind.n);
 }
 
+int cli_mask_opt_q_len(void *opts, const char *arg)
+{
+	cli_mask_opts *o = opts;
+	return cli_i64(arg, "--q-len", 1, MK_N_MAX, &o->bind.n);
+}
+
+int cli_mask_opt_kv_len(void *opts, const char *arg)
+{
+	cli_mask_opts *o = opts;
+	return cli_i64(arg, "--kv-len", 1, MK_N_MAX, &o->bind.kv_len);
+}
+
 int cli_mask_opt_format(void *opts, const char *arg)
 {
 	cli_mask_opts *o = opts;
 
 	o->format = mk_format_from_name(arg);
 	if (o->format == MK_FMT_NONE)
-		return mk_error_set(MK_EINVAL, "unknown format '%s' (use txt, json, png, h5, npy or "
-				    "blocks)", arg);
+		return mk_error_set(MK_EINVAL, "unknown format '%s' (use txt, json, png, h5, npy, "
+				    "blocks or flex)", arg);
 	return MK_OK;
 }
 
@@ -422,24 +451,38 @@ int cli_output_not_input(const char *opt, const char *out, const char *const *in
 
 /* Sizes from the mask's files are compared with the tensors' n first, so
  * that a mismatch names the tensors, not --n. */
-int cli_bind_mask(const char *spec, const mk_bind_opts *bind, int64_t n, mk_expr **e)
+static void cli_size_text(int64_t n, int64_t kv, char *buf, size_t cap)
+{
+	if (n == kv)
+		snprintf(buf, cap, "n = %" PRId64, n);
+	else
+		snprintf(buf, cap, "%" PRId64 " x %" PRId64 " (q_len x kv_len)", n, kv);
+}
+
+int cli_bind_mask(const char *spec, const mk_bind_opts *bind, int64_t n, int64_t kv,
+		  mk_expr **e)
 {
 	mk_bind_opts b = *bind;
+	char have[64], want[64];
 	int ret;
 
 	if ((ret = cli_operand(spec, e)))
 		return ret;
 	b.n = 0;
+	b.kv_len = 0;
 	if (mk_expr_bind(*e, &b) == MK_OK) {
-		if (mk_expr_n(*e) != n)
-			return mk_error_set(MK_EINVAL, "the mask '%s' has n = %" PRId64 " but the "
-					    "tensors have n = %" PRId64, spec, mk_expr_n(*e), n);
-		return MK_OK;
+		if (mk_expr_n(*e) == n && mk_expr_kv_len(*e) == kv)
+			return MK_OK;
+		cli_size_text(mk_expr_n(*e), mk_expr_kv_len(*e), have, sizeof have);
+		cli_size_text(n, kv, want, sizeof want);
+		return mk_error_set(MK_EINVAL, "the mask '%s' has %s but the tensors need %s", spec,
+				    have, want);
 	}
 	mk_expr_free(*e);
 	*e = NULL;
 	if ((ret = cli_operand(spec, e)))
 		return ret;
 	b.n = n;
+	b.kv_len = kv;
 	return mk_expr_bind(*e, &b);
 }

@@ -67,6 +67,10 @@ int cli_u64(const char *s, const char *opt, uint64_t *out);
 
 /* Parses an operand: an existing file (any name) or an expression. */
 int cli_operand(const char *arg, mk_expr **out);
+/* After a mask with FlexAttention layouts (.npz) among its files has been
+ * used: a note on stderr for each, since a layout read as a mask is
+ * coarser than the mask it came from. */
+void cli_note_layouts(const mk_expr *e);
 
 /* Options common to commands that build masks. */
 typedef struct cli_mask_opts {
@@ -81,7 +85,16 @@ typedef struct cli_mask_opts {
 /* CLI_OPT_CALL handlers of -n and --format: the options struct must start
  * with its cli_mask_opts. */
 int cli_mask_opt_n(void *opts, const char *arg);
+int cli_mask_opt_q_len(void *opts, const char *arg);
+int cli_mask_opt_kv_len(void *opts, const char *arg);
 int cli_mask_opt_format(void *opts, const char *arg);
+/* --q-len and --kv-len, for the commands that build masks from expressions */
+#define CLI_MASK_RECT_OPTS                                                                    \
+	CLI_OPT_CALL("q-len", 0, cli_mask_opt_q_len, "N", NULL,                                 \
+		     "queries (rows) of a rectangular mask: --n by another name"),               \
+	CLI_OPT_CALL("kv-len", 0, cli_mask_opt_kv_len, "N", NULL,                               \
+		     "keys (columns): a q_len x kv_len mask whose queries are the last q_len "  \
+		     "of the kv_len positions, as with a KV cache (default: square)")
 /* A command's init when its options struct starts with a cli_mask_opts. */
 int cli_mask_init(void *opts);
 /* A sparsity value: a fraction in [0, 1], or a percentage written with '%'
@@ -111,9 +124,10 @@ int cli_check_output_dir(const char *path);
  * compared by device and inode, so under any spelling. */
 int cli_output_not_input(const char *opt, const char *out, const char *const *inputs, int n,
 			 const char *model);
-/* A --mask expression (or file) bound at the tensors' n: MK_EINVAL when
- * its files fix another n. */
-int cli_bind_mask(const char *spec, const mk_bind_opts *bind, int64_t n, mk_expr **e);
+/* A --mask expression (or file) bound at the tensors' n queries and kv keys
+ * (kv = n: square): MK_EINVAL when its files fix another size. */
+int cli_bind_mask(const char *spec, const mk_bind_opts *bind, int64_t n, int64_t kv,
+		  mk_expr **e);
 /* Reads a --heads-file (cli_heads.c): a JSON list of expressions, one per
  * head, or a list of such lists, one per layer, all of one length.  *layers
  * is 0 for a flat list; *exprs holds max(layers, 1) * heads malloc'd strings

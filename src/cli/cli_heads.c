@@ -285,6 +285,9 @@ static int heads_build_one(struct heads_set *h, int64_t k, int op, char **args, 
 	b.seed += (uint64_t)k;
 	if (ret == MK_OK)
 		ret = mk_expr_bind(e, &b);
+	if (ret == MK_OK && mk_expr_kv_len(e) != mk_expr_n(e))
+		ret = mk_error_set(MK_EINVAL, "head masks are square: %" PRId64 " x %" PRId64
+				   " (q_len x kv_len) is not", mk_expr_n(e), mk_expr_kv_len(e));
 	if (ret == MK_OK && k > 0 && mk_expr_n(e) != mk_expr_n(h->e[0]))
 		ret = mk_error_set(MK_EINVAL, "n = %" PRId64 " differs from the first head's n = %"
 				   PRId64 " (give --n)", mk_expr_n(e), mk_expr_n(h->e[0]));
@@ -346,17 +349,21 @@ static char *heads_expr_json(const struct heads_set *h)
 	return text;
 }
 
-static int heads_write(const struct heads_set *h, const char *out)
+static int heads_write(const struct heads_set *h, const cli_mask_opts *o, mk_format f)
 {
 	mk_stack s = {.layers = h->layers, .heads = h->heads, .n = mk_expr_n(h->e[0]),
 		      .row = heads_row, .ctx = (void *)h};
+	mk_write_opts w = {.format = f, .block = o->block, .max_memory = o->bind.max_memory};
 	char *expr = heads_expr_json(h);
 	int ret;
 
 	if (!expr)
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	s.expr = expr;
-	ret = mk_write_stack_h5(out, &s);
+	if (f == MK_FMT_FLEX)
+		ret = mk_write_stack_flex(o->out, &s, &w);
+	else
+		ret = mk_write_stack_h5(o->out, &s);
 	cJSON_free(expr);
 	return ret;
 }
@@ -461,16 +468,19 @@ static int heads_summary(const struct heads_set *h, const cli_mask_opts *o)
 	return ret;
 }
 
-/* A stack is one HDF5 dataset; no other format holds one. */
-static int heads_check_output(const cli_mask_opts *o)
+/* A stack is one HDF5 dataset, or one FlexAttention layout with a head per
+ * mask; no other format holds one. */
+static int heads_check_output(const cli_mask_opts *o, mk_format *out)
 {
 	mk_format f = o->format;
 
 	if (o->out && f == MK_FMT_NONE)
 		f = mk_format_from_path(o->out);
-	if (o->out && f != MK_FMT_H5)
+	*out = f;
+	if (o->out && f != MK_FMT_H5 && f != MK_FMT_FLEX)
 		return mk_error_set(MK_EINVAL, "'%s': --heads-file writes all the masks as one HDF5 "
-				    "dataset: give a .h5 file", o->out);
+				    "dataset: give a .h5 file (or a .npz, --format flex, for their "
+				    "block layouts)", o->out);
 	if (!o->out && f != MK_FMT_NONE)
 		return mk_error_set(MK_EINVAL, "--heads-file without -o prints a summary: give "
 				    "-o FILE.h5 to write the masks");
@@ -480,12 +490,13 @@ static int heads_check_output(const cli_mask_opts *o)
 int cli_heads_emit(const char *path, int op, char **args, int nargs, const cli_mask_opts *o)
 {
 	struct heads_set h = {.path = path};
-	int ret = heads_check_output(o);
+	mk_format f = MK_FMT_NONE;
+	int ret = heads_check_output(o, &f);
 
 	if (ret == MK_OK)
 		ret = heads_build(&h, op, args, nargs, o);
 	if (ret == MK_OK && o->out)
-		ret = heads_write(&h, o->out);
+		ret = heads_write(&h, o, f);
 	if (ret == MK_OK && (!o->out || o->json))
 		ret = heads_summary(&h, o);
 	heads_release(&h);

@@ -57,7 +57,7 @@ static const struct cli_opt attn_table[] = {
 		     "O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset; an existing .h5 keeps "
 		     "its other datasets"),
 	CLI_OPT_STRING("mask", 0, attn_opts, mask, "EXPR",
-		       "the mask, an expression or a mask file of size n (see 'maskkit gen "
+		       "the mask, an expression or a mask file of n x kv_len (see 'maskkit gen "
 		       "--help'; default: every entry)"),
 	CLI_OPT_CALL("norm", 0, attn_opt_norm, "NORM", "softmax",
 		     "softmax, dnas, hnas:U or sinkhorn:K (see below)"),
@@ -184,16 +184,19 @@ static int attn_read(char **files, const attn_opts *o, attn_job *j)
 	for (int k = 0; k < 3; k++)
 		if ((ret = mk_tensor_read(files[k], o->bind.max_memory, &j->qkv[k])))
 			return ret;
+	/* K and V alike; Q as they are but for its number of rows */
 	for (int k = 1; k < 3; k++) {
-		const mk_tensor *x = &j->qkv[0], *y = &j->qkv[k];
-		if (x->rank == y->rank &&
-		    !memcmp(x->dims, y->dims, (size_t)x->rank * sizeof *x->dims))
+		const mk_tensor *x = &j->qkv[k == 1 ? 0 : 1], *y = &j->qkv[k];
+		int r = x->rank;
+		if (r == y->rank && !memcmp(x->dims, y->dims, (size_t)(r - 2) * sizeof *x->dims) &&
+		    x->dims[r - 1] == y->dims[r - 1] && (k == 1 || x->dims[r - 2] == y->dims[r - 2]))
 			continue;
 		mk_tensor_shape_text(x, a, sizeof a);
 		mk_tensor_shape_text(y, b, sizeof b);
-		return mk_error_set(MK_EINVAL, "Q '%s' has shape %s but %s '%s' has shape %s; Q, K "
-				    "and V need the same shape", files[0], a, attn_names[k],
-				    files[k], b);
+		return mk_error_set(MK_EINVAL, "%s '%s' has shape %s but %s '%s' has shape %s; K and "
+				    "V need the same shape, and Q theirs but for its rows (q_len)",
+				    attn_names[k == 1 ? 0 : 1], files[k == 1 ? 0 : 1], a,
+				    attn_names[k], files[k], b);
 	}
 	j->dtype = MK_DTYPE_F32;
 	for (int k = 0; k < 3; k++)
@@ -202,38 +205,39 @@ static int attn_read(char **files, const attn_opts *o, attn_job *j)
 	return MK_OK;
 }
 
-static void attn_shape(const mk_tensor *q, mk_attn_shape *s)
+static void attn_shape(const mk_tensor *q, const mk_tensor *k, mk_attn_shape *s)
 {
 	int r = q->rank;
 	s->batch = r == 4 ? q->dims[0] : 1;
 	s->heads = r >= 3 ? q->dims[r - 3] : 1;
 	s->n = q->dims[r - 2];
 	s->d = q->dims[r - 1];
+	s->kv_len = k->dims[r - 2];
 }
 
-static int attn_full_mask(int64_t n, uint64_t max_memory, mk_mask **m)
+static int attn_full_mask(int64_t n, int64_t kv, uint64_t max_memory, mk_mask **m)
 {
-	int ret = mk_mask_new(n, max_memory, m);
+	int ret = mk_mask_new_rect(n, kv, max_memory, m);
 	for (int64_t i = 0; ret == MK_OK && i < n; i++)
-		mk_bits_set_range(mk_mask_row(*m, i), 0, n);
+		mk_bits_set_range(mk_mask_row(*m, i), 0, kv);
 	return ret;
 }
 
 static int attn_mask(const attn_opts *o, attn_job *j)
 {
-	int64_t n = j->shape.n;
+	int64_t n = j->shape.n, kv = mk_attn_kv(&j->shape);
 	int ret;
 
-	if (o->mask && ((ret = cli_bind_mask(o->mask, &o->bind, n, &j->expr)) ||
+	if (o->mask && ((ret = cli_bind_mask(o->mask, &o->bind, n, kv, &j->expr)) ||
 			(ret = mk_expr_to_mask(j->expr, &j->mask))))
 		return ret;
 	if (o->kernel == MK_KERNEL_DENSE) {
-		if (j->mask && mk_mask_count(j->mask) != (uint64_t)n * (uint64_t)n)
+		if (j->mask && mk_mask_count(j->mask) != (uint64_t)n * (uint64_t)kv)
 			return mk_error_set(MK_EINVAL, "kernel 'dense' attends to every key and "
 					    "ignores a mask: use --kernel masked, block or csr");
 		return MK_OK;
 	}
-	if (!j->mask && (ret = attn_full_mask(n, o->bind.max_memory, &j->mask)))
+	if (!j->mask && (ret = attn_full_mask(n, kv, o->bind.max_memory, &j->mask)))
 		return ret;
 	ret = mk_attn_prepare(j->backend, j->mask, o->tile, o->bind.max_memory, &j->layout);
 	if (ret)
@@ -257,28 +261,29 @@ static int attn_weights(const attn_opts *o, attn_job *j)
 {
 	const mk_attn_shape *s = &j->shape;
 	int64_t dims[MK_TENSOR_MAX_RANK], slices = s->batch * s->heads, n = s->n, d = s->d;
+	int64_t kv = mk_attn_kv(s);
 	mk_tensor v = {0}, out = {0};
 	int r = j->qkv[0].rank, ret;
 
 	memcpy(dims, j->qkv[0].dims, sizeof dims);
-	dims[r - 1] = n;
+	dims[r - 1] = kv;
 	if ((ret = mk_tensor_new(r, dims, j->dtype, o->bind.max_memory, "the attention "
 				 "matrix (--weights-out)", &j->pi)) ||
-	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->bind.max_memory, "V",
+	    (ret = mk_tensor_new(r, j->qkv[1].dims, MK_DTYPE_F32, o->bind.max_memory, "V",
 				 &v)) ||
 	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->bind.max_memory, "O",
 				 &out)))
 		goto out;
-	for (int64_t c0 = 0; c0 < n; c0 += d) {
-		int64_t w = n - c0 < d ? n - c0 : d;
+	for (int64_t c0 = 0; c0 < kv; c0 += d) {
+		int64_t w = kv - c0 < d ? kv - c0 : d;
 		memset(v.data, 0, (size_t)mk_tensor_count(&v) * sizeof *v.data);
 		for (int64_t x = 0; x < slices; x++)
 			for (int64_t c = 0; c < w; c++)
-				v.data[(x * n + c0 + c) * d + c] = 1.0f;
+				v.data[(x * kv + c0 + c) * d + c] = 1.0f;
 		if ((ret = attn_run(o, j, v.data, out.data)))
 			goto out;
 		for (int64_t x = 0; x < slices * n; x++)
-			memcpy(j->pi.data + x * n + c0, out.data + x * d, (size_t)w * sizeof(float));
+			memcpy(j->pi.data + x * kv + c0, out.data + x * d, (size_t)w * sizeof(float));
 	}
 out:
 	mk_tensor_release(&v);
@@ -315,10 +320,12 @@ static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 		return MK_EINVAL;
 	if ((ret = attn_read(files, o, j)))
 		return ret;
-	attn_shape(&j->qkv[0], &j->shape);
-	if (o->weights && j->shape.n > ATTN_WEIGHTS_MAX_N)
-		return mk_error_set(MK_ERANGE, "--weights-out needs n <= %d (pi has n^2 entries "
-				    "per head), got n = %" PRId64, ATTN_WEIGHTS_MAX_N, j->shape.n);
+	attn_shape(&j->qkv[0], &j->qkv[1], &j->shape);
+	if (o->weights && (j->shape.n > ATTN_WEIGHTS_MAX_N ||
+			   mk_attn_kv(&j->shape) > ATTN_WEIGHTS_MAX_N))
+		return mk_error_set(MK_ERANGE, "--weights-out needs n and kv_len <= %d (pi has "
+				    "n kv_len entries per head), got %" PRId64 " and %" PRId64,
+				    ATTN_WEIGHTS_MAX_N, j->shape.n, mk_attn_kv(&j->shape));
 	if ((ret = attn_mask(o, j)) || (ret = attn_check_outputs(files, o, j)) ||
 	    (ret = mk_tensor_new(j->qkv[0].rank, j->qkv[0].dims, j->dtype, o->bind.max_memory,
 				 "O", &j->o)))
@@ -362,6 +369,7 @@ static void attn_json(const attn_opts *o, const attn_job *j)
 	cJSON_AddNumberToObject(x, "batch", (double)j->shape.batch);
 	cJSON_AddNumberToObject(x, "heads", (double)j->shape.heads);
 	cJSON_AddNumberToObject(x, "n", (double)j->shape.n);
+	cJSON_AddNumberToObject(x, "kv_len", (double)mk_attn_kv(&j->shape));
 	cJSON_AddNumberToObject(x, "d", (double)j->shape.d);
 	cJSON_AddStringToObject(x, "dtype", mk_dtype_name(j->dtype));
 	cJSON_AddStringToObject(x, "kernel", mk_attn_kernel_name(o->kernel));
@@ -423,7 +431,10 @@ const struct mk_cmd mk_cmd_attn = {
 	.description =
 "Computes O = normalise(S restricted to the mask) V with S = Q K^T / sqrt(d)\n"
 "for each (batch, head) and writes O in Q's layout.  Q, K and V have one\n"
-"shape: [n, d], [heads, n, d] or [batch, heads, n, d]; each is a .npy file,\n"
+"shape: [n, d], [heads, n, d] or [batch, heads, n, d] (K and V may have\n"
+"another number of rows, kv_len: then the mask is n x kv_len and query i\n"
+"sits at key position i + kv_len - n, as with a KV cache; cpu backend); each\n"
+"is a .npy file,\n"
 "an HDF5 file with one dataset of rank 2 to 4, or FILE.h5:/dataset.  float32\n"
 "and float64 are read (the engine computes in float32); O is float64 when an\n"
 "input is, else float32.  NaN or Inf in an input is an error, as are inputs\n"
@@ -440,6 +451,7 @@ const struct mk_cmd mk_cmd_attn = {
 "overwrite an input (the same .npy file, or the same dataset) is refused.\n",
 	.examples =
 "  maskkit attn q.npy k.npy v.npy -o o.npy\n"
+"  maskkit attn q1.npy kcache.npy vcache.npy --mask causal -o o.npy   # decoding\n"
 "  maskkit attn qkv.h5:/q qkv.h5:/k qkv.h5:/v --mask local8 --norm dnas -o qkv.h5:/o\n"
 "  maskkit attn q.npy k.npy v.npy --mask 'local4 + global1' --weights-out pi.npy -o o.npy --json\n",
 };

@@ -351,7 +351,7 @@ static int explain_mask(const ex_opts *o, int64_t n, ex_job *j)
 
 	if (!o->mask)
 		return MK_OK;
-	if ((ret = cli_bind_mask(o->mask, &o->m.bind, n, &j->expr)) ||
+	if ((ret = cli_bind_mask(o->mask, &o->m.bind, n, n, &j->expr)) ||
 	    (ret = mk_expr_to_mask(j->expr, &j->mask)))
 		return ret;
 	j->entries = mk_mask_count(j->mask);

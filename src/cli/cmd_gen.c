@@ -15,15 +15,16 @@ typedef struct gen_opts {
 static const struct cli_opt gen_table[] = {
 	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
 		     "sequence length (1 .. 1048576); taken from mask files in EXPR when omitted"),
+	CLI_MASK_RECT_OPTS,
 	CLI_OPT_UINT("seed", 0, gen_opts, m.bind.seed, "SEED", "0",
 		     "seed for random terms without seed="),
 	CLI_OPT_FILE("output", 'o', gen_opts, m.out, "FILE",
 		     "write to FILE (atomically: an existing FILE is replaced only when writing "
 		     "succeeds)"),
 	CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL,
-		     "txt, json, png, h5, npy or blocks (default: from FILE's extension)"),
+		     "txt, json, png, h5, npy, blocks or flex (default: from FILE's extension)"),
 	CLI_OPT_INT("block", 0, gen_opts, m.block, "B", 1, MK_N_MAX, "128",
-		    "block size of the blocks format"),
+		    "block size of the blocks and flex formats"),
 	CLI_OPT_FLAG("json", 0, gen_opts, m.json,
 		     "print a JSON summary (expr, n, count = |M|, sparsity, output) instead of "
 		     "the mask; with -o, after writing FILE"),
@@ -65,7 +66,7 @@ const struct mk_cmd mk_cmd_gen = {
 	.name = "gen",
 	.summary = "build a mask from an expression and write it",
 	.synopsis = "EXPR --n N [-o FILE] [--format F] [options]\n"
-		    "--heads-file FILE --n N [-o FILE.h5] [options]",
+		    "--heads-file FILE --n N [-o FILE.h5|FILE.npz] [options]",
 	.opts = gen_table,
 	.opts_size = sizeof(gen_opts),
 	.init = cli_mask_init,
@@ -78,26 +79,30 @@ const struct mk_cmd mk_cmd_gen = {
 "describes the mask instead (expr, params, n, seed, count = |M|, sparsity,\n"
 "and output and format: -o's, or null).\n"
 "\n"
-"EXPR is a pattern ('maskkit patterns'), a mask file (.json .h5 .npy .txt),\n"
-"or a combination: '+' OR, '&' AND, '-' AND-NOT, '~' NOT, parentheses; e.g.\n"
+"EXPR is a pattern ('maskkit patterns'), a mask file (.json .h5 .npy .txt;\n"
+"a .npz layout gives the cells of its non-empty blocks), or a combination:\n"
+"'+' OR, '&' AND, '-' AND-NOT, '~' NOT, parentheses; e.g.\n"
 "  local2+global1+random1   strided-diag   '(local3+global1)&causal'\n"
 "  bigbird(w=1,r=2,g=2,block=16)   axis(rows=0,cols=0,7)\n",
 	.notes =
 "formats: txt '#'/'.' rows; json {n, expr, params, seed, rows: [[cols]...]};\n"
 "png heatmap (cells for small n, density-shaded beyond 1024); h5 dataset\n"
 "'mask' (uint8 n x n) with attributes expr, seed, sparsity; npy numpy bool;\n"
-"blocks FlexAttention-style layout (kv_num_blocks, kv_indices, full_*).\n"
+"blocks FlexAttention-style layout (kv_num_blocks, kv_indices, full_*) as JSON;\n"
+"flex (.npz) the same as the int32 arrays of BlockMask.from_kv_blocks.\n"
 "\n"
 "--heads-file: mask k = layer * heads + head (heads and layers numbered from\n"
 "0) is built from its expression at n with seed S + k, where S is --seed, so\n"
 "random terms without seed= differ between heads and mask k is what\n"
-"'maskkit gen EXPR_k --seed S+k' gives.  With -o FILE.h5 (HDF5 only) the\n"
-"masks are written as one uint8 dataset 'mask' of shape [heads, n, n] (flat\n"
-"list) or [layers, heads, n, n] (list of lists), with attributes expr (the\n"
+"'maskkit gen EXPR_k --seed S+k' gives.  With -o FILE.h5 the masks are\n"
+"written as one uint8 dataset 'mask' of shape [heads, n, n] (flat list) or\n"
+"[layers, heads, n, n] (list of lists), with attributes expr (the\n"
 "expressions as a JSON list), n, layers, heads, count (all masks) and\n"
-"sparsity (the mean over masks).  Without -o: |M| and sparsity per head;\n"
-"with --json, as a JSON object (heads_file, layers (0: a flat list), heads,\n"
-"n, count, sparsity, output, and masks: one object per head).\n",
+"sparsity (the mean over masks); with -o FILE.npz (--format flex; a flat\n"
+"list only), as one block layout with H = heads.  Without -o: |M| and\n"
+"sparsity per head; with --json, as a JSON object (heads_file, layers (0: a\n"
+"flat list), heads, n, count, sparsity, output, and masks: one object per\n"
+"head).\n",
 	.examples =
 "  maskkit gen local2 --n 8\n"
 "  maskkit gen 'bigbird(w=1,r=2,g=2,block=16)' --n 4096 --seed 7 -o bigbird.npy --json\n"

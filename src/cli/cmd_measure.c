@@ -52,6 +52,7 @@ static const struct cli_opt measure_table[] = {
 	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
 		     "sequence length (taken from mask files when omitted; for patterns over "
 		     "lengths: N of the classic figure)"),
+	CLI_MASK_RECT_OPTS,
 	CLI_OPT_UINT("seed", 0, measure_opts, m.bind.seed, "SEED", "0",
 		     "seed for random terms without seed="),
 	CLI_OPT_CALL("tile", 0, measure_opt_tile, "B", NULL,
@@ -107,12 +108,20 @@ static void measure_print(const mk_expr *e, const mk_measure *r)
 {
 	printf("expression   %s\n", mk_expr_text(e));
 	printf("parameters   %s\n", mk_expr_params(e));
-	printf("n            %" PRId64 "\n", r->n);
-	printf("|M|          %" PRIu64 " of %" PRIu64 " cells\n", r->count,
-	       (uint64_t)r->n * (uint64_t)r->n);
-	printf("sparsity     %.6f   (1 - |M|/n^2)\n", r->sparsity);
+	if (r->kv_len == r->n) {
+		printf("n            %" PRId64 "\n", r->n);
+		printf("|M|          %" PRIu64 " of %" PRIu64 " cells\n", r->count,
+		       (uint64_t)r->n * (uint64_t)r->n);
+		printf("sparsity     %.6f   (1 - |M|/n^2)\n", r->sparsity);
+	} else {
+		printf("q_len x kv_len %" PRId64 " x %" PRId64 "   (queries: the last %" PRId64
+		       " positions)\n", r->n, r->kv_len, r->n);
+		printf("|M|          %" PRIu64 " of %" PRIu64 " cells\n", r->count,
+		       (uint64_t)r->n * (uint64_t)r->kv_len);
+		printf("sparsity     %.6f   (1 - |M|/(q_len kv_len))\n", r->sparsity);
+	}
 	printf("  w/o diag   %.6f   (%" PRIu64 " of %" PRId64 " diagonal cells set)\n",
-	       r->sparsity_nodiag, r->diag, r->n);
+	       r->sparsity_nodiag, r->diag, r->n < r->kv_len ? r->n : r->kv_len);
 	printf("keys per row min %" PRId64 ", mean %.3f, max %" PRId64 "\n", r->row_min,
 	       r->row_mean, r->row_max);
 	if (r->empty_rows)
@@ -153,6 +162,7 @@ static cJSON *measure_json(const mk_expr *e, const mk_measure *r)
 	cJSON_AddStringToObject(o, "expr", mk_expr_text(e));
 	cJSON_AddStringToObject(o, "params", mk_expr_params(e));
 	cJSON_AddNumberToObject(o, "n", (double)r->n);
+	cJSON_AddNumberToObject(o, "kv_len", (double)r->kv_len);
 	cJSON_AddNumberToObject(o, "count", (double)r->count);
 	cJSON_AddNumberToObject(o, "sparsity", r->sparsity);
 	cJSON_AddNumberToObject(o, "sparsity_nodiag", r->sparsity_nodiag);
@@ -186,8 +196,11 @@ static int measure_one(const char *arg, const measure_opts *o, mk_expr **e, mk_m
 	int ret;
 	if ((ret = cli_operand(arg, e)) || (ret = mk_expr_bind(*e, &o->m.bind)))
 		return ret;
-	return mk_measure_expr(*e, o->tiles, o->ntiles, o->m.progress ? cli_progress : NULL, NULL,
-			       r);
+	ret = mk_measure_expr(*e, o->tiles, o->ntiles, o->m.progress ? cli_progress : NULL, NULL,
+			      r);
+	if (ret == MK_OK)
+		cli_note_layouts(*e);
+	return ret;
 }
 
 /* Each MASK in turn, on rank 0 alone; the first failure stops. */
@@ -254,6 +267,9 @@ static int measure_exec(void *opts, const cli_args *a)
 		return ret;
 	if (data && o->ntiles)
 		return mk_par_agree(cli_usage_error(&mk_cmd_measure, "--tile is for single masks, "
+						    "not data sets"), NULL);
+	if (data && o->m.bind.kv_len)
+		return mk_par_agree(cli_usage_error(&mk_cmd_measure, "--kv-len is for single masks, "
 						    "not data sets"), NULL);
 	if (data)
 		return cli_data_measure(&o->data, &o->m, o->json, a->argc, a->argv);

@@ -125,7 +125,8 @@ static const struct cli_opt sweep_table[] = {
 		       "normalisations, of softmax, dnas, hnas:U, sinkhorn:K"),
 	CLI_OPT_INT("tile", 0, sweep_cli, s.tile, "B", 1, MK_N_MAX, "64",
 		    "tile size of the block kernels"),
-	CLI_OPT_INT("reps", 0, sweep_cli, reps, "R", 1, 1000, "5", "timed runs per point"),
+	CLI_OPT_INT("reps", 0, sweep_cli, reps, "R", 1, 1000, "5",
+		    "timed runs of each kernel per point, interleaved (1: no spread to judge)"),
 	CLI_OPT_UINT("seed", 0, sweep_cli, s.seed, "SEED", "0", "seed of the tensors and random patterns"),
 	CLI_OPT_SIZE("max-memory", 0, sweep_cli, s.max_memory, "SIZE", "4G",
 		     "limit for tensors and masks"),
@@ -341,7 +342,6 @@ static int sweep_keep(const mk_sweep_row *r, void *arg)
 		c->cap = cap;
 	}
 	c->rows[c->nrows++] = *r;
-	c->dense_s[r->norm - c->norms] = r->median_s * r->speedup;
 	return MK_OK;
 }
 
@@ -363,7 +363,7 @@ static void sweep_device(const sweep_cli *c, char *buf, size_t cap)
 }
 
 /* Under MPI: the ranks agree on how their shares went and rank 0 collects
- * the rows, in the order of a single run, with the dense times per norm. */
+ * the rows, in the order of a single run. */
 static int sweep_collect(sweep_cli *c)
 {
 	char device[128];
@@ -376,9 +376,30 @@ static int sweep_collect(sweep_cli *c)
 	if ((ret = sweep_gather(&c->s, device, &c->rows, &c->nrows, &c->where)))
 		return ret;
 	c->cap = c->nrows;
-	for (size_t k = 0; k < c->nrows; k++)
-		c->dense_s[c->rows[k].norm - c->norms] = c->rows[k].median_s * c->rows[k].speedup;
 	return MK_OK;
+}
+
+/* One line on stderr when some points (a mask and norm: consecutive rows)
+ * have kernels that cannot be ranked (rank_ok 0). */
+static void sweep_warn_noisy(const sweep_cli *c)
+{
+	size_t points = 0, noisy = 0;
+	bool flagged = false;
+
+	for (size_t k = 0; k < c->nrows; k++) {
+		const mk_sweep_row *r = &c->rows[k];
+		if (k == 0 || r->grid != r[-1].grid || r->norm != r[-1].norm) {
+			points++;
+			flagged = false;
+		}
+		if (!r->rank_ok && !flagged) {
+			noisy++;
+			flagged = true;
+		}
+	}
+	if (noisy)
+		fprintf(stderr, "maskkit: warning: %zu of %zu points too noisy to rank (rank_ok 0); "
+			"rerun with more --reps or on a quiet machine\n", noisy, points);
 }
 
 static int sweep_run_all(sweep_cli *c)
@@ -392,7 +413,10 @@ static int sweep_run_all(sweep_cli *c)
 		return ret;
 	if ((ret = sweep_write(c)))
 		return ret;
-	return c->png ? sweep_plot(c) : MK_OK;
+	if (c->png && (ret = sweep_plot(c)))
+		return ret;
+	sweep_warn_noisy(c);
+	return MK_OK;
 }
 
 /* Every row of the output names one backend: ranks that chose another one
@@ -454,15 +478,23 @@ const struct mk_cmd mk_cmd_sweep = {
 "  local w, bigbird w (r = 2, g = 2), longformer w (g = 2), random size,\n"
 "  global g (binary search: |M| grows with them); strided l, fixed l (c = 1),\n"
 "  logsparse block, star block, diag block (every value scanned).\n"
-"Each kernel then runs on random tensors in [-1, 1) (one warm-up, R timed\n"
-"runs: median and minimum) and its output is checked against masked\n"
-"attention in double precision (all rows for n <= 512, else 64 rows spread\n"
-"over each (batch, head)).  An error above the dtype's tolerance (fp32: 1e-4)\n"
-"stops the sweep with exit status 1, naming the pattern and kernel.\n"
+"Each kernel then runs on random tensors in [-1, 1), once to warm up, and\n"
+"its output is checked against masked attention in double precision (all\n"
+"rows for n <= 512, else 64 rows spread over each (batch, head)).  An error\n"
+"above the dtype's tolerance (fp32: 1e-4) stops the sweep with exit status\n"
+"1, naming the pattern and kernel.  Then the R timed runs are interleaved:\n"
+"repetition r of every kernel (dense, masked, block, csr) before repetition\n"
+"r + 1, so that a disturbance of a busy machine falls on all of them alike.\n"
+"Each row gives the median, minimum and quartiles of its kernel's runs.\n"
 "\n"
-"dense ignores the mask: it is timed once per normalisation and is the\n"
-"reference for speedup.  Throughput is given dense-equivalent (4BHn^2d flops)\n"
-"and actual (4BH|M|d; n^2 for dense).\n"
+"dense ignores the mask but is timed at every point, with the others (also\n"
+"when --kernels leaves it out): speedup is paired, the median over r of\n"
+"dense[r] / kernel[r], with its quartiles.  A kernel whose paired ratio with\n"
+"another has an interquartile range containing 1 and wider than 0.05 cannot\n"
+"be ranked against it (a narrower one is a tie): noisy_vs names those\n"
+"kernels, rank_ok is 0, and a warning on stderr counts such points.\n"
+"Throughput is given dense-equivalent (4BHn^2d flops) and actual (4BH|M|d;\n"
+"n^2 for dense).\n"
 "\n"
 "Any other mask is timed as it is, as one point at its own sparsity (its\n"
 "target is that sparsity and its param empty): an expression\n"
@@ -478,7 +510,9 @@ const struct mk_cmd mk_cmd_sweep = {
 "\n"
 "CSV columns: pattern,param,target,achieved,tile_density,kernel,norm,backend,\n"
 "dtype,n,batch,heads,d,tile,median_s,min_s,speedup,gflops_dense,\n"
-"gflops_actual,max_err (target and achieved are fractions, param NAME=VALUE),\n"
+"gflops_actual,max_err,q1_s,q3_s,speedup_q1,speedup_q3,rank_ok,noisy_vs\n"
+"(target and achieved are fractions, param NAME=VALUE, rank_ok 1 or 0,\n"
+"noisy_vs kernel names separated by spaces; JSON: true/false and a list),\n"
 "after '# key: value' lines naming the machine.  Progress goes to stderr.\n"
 "Outputs are written to a temporary file and renamed.\n"
 "\n"

@@ -28,7 +28,6 @@ typedef struct sweep_cli {
 	const char *patterns[SWEEP_MAX_LIST];
 	const char *labels[SWEEP_MAX_LIST]; /* LABEL= of each, or NULL */
 	mk_norm norms[SWEEP_MAX_LIST];
-	double dense_s[SWEEP_MAX_LIST]; /* dense median per norm */
 	bool tty;
 	mk_sweep_row *rows;
 	size_t nrows, cap;

@@ -15,15 +15,29 @@
 
 static const char *const sweep_csv_header =
 	"pattern,param,target,achieved,tile_density,kernel,norm,backend,dtype,n,batch,heads,d,"
-	"tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err";
+	"tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err,q1_s,q3_s,speedup_q1,"
+	"speedup_q3,rank_ok,noisy_vs";
+
+/* The kernels a row cannot be ranked against, space-separated. */
+static void sweep_noisy_vs(unsigned unranked, char *buf, size_t cap)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < MK_KERNEL_COUNT && used < cap; k++)
+		if (unranked & (1u << k))
+			used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? " " : "",
+						 mk_attn_kernel_name((mk_attn_kernel)k));
+}
 
 static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
 			  const sweep_where *w)
 {
 	const mk_attn_shape *s = &c->s.shape;
-	char norm[32], param[64] = "";
+	char norm[32], param[64] = "", noisy[64];
 
 	mk_norm_format(r->norm, norm, sizeof norm);
+	sweep_noisy_vs(r->unranked, noisy, sizeof noisy);
 	if (r->param) /* a fixed mask has none: the field stays empty */
 		snprintf(param, sizeof param, "%s=%" PRId64, r->param, r->point.value);
 	/* a label or expression with a comma or quote: one quoted field (RFC 4180) */
@@ -42,6 +56,8 @@ static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
 		mk_compute_name(c->s.dtype), s->n,
 		s->batch, s->heads, s->d, c->s.tile, r->median_s, r->min_s, r->speedup,
 		r->gflops_dense, r->gflops_actual, r->max_err);
+	fprintf(f, ",%.6e,%.6e,%.4f,%.4f,%d,%s", r->q1_s, r->q3_s, r->speedup_q1, r->speedup_q3,
+		r->rank_ok, noisy);
 	if (w)
 		fprintf(f, ",%s,%s", w->host, w->device);
 	fputc('\n', f);
@@ -76,7 +92,9 @@ static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
 		{"heads", (double)c->s.shape.heads}, {"d", (double)c->s.shape.d},
 		{"tile", (double)c->s.tile}, {"median_s", r->median_s}, {"min_s", r->min_s},
 		{"speedup", r->speedup}, {"gflops_dense", r->gflops_dense},
-		{"gflops_actual", r->gflops_actual}, {"max_err", r->max_err}};
+		{"gflops_actual", r->gflops_actual}, {"max_err", r->max_err}, {"q1_s", r->q1_s},
+		{"q3_s", r->q3_s}, {"speedup_q1", r->speedup_q1}, {"speedup_q3", r->speedup_q3}};
+	cJSON *noisy;
 
 	mk_norm_format(r->norm, norm, sizeof norm);
 	if (r->param)
@@ -87,6 +105,12 @@ static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
 		cJSON_AddStringToObject(o, strs[k][0], strs[k][1]);
 	for (size_t k = 0; k < sizeof nums / sizeof *nums; k++)
 		cJSON_AddNumberToObject(o, nums[k].key, nums[k].v);
+	cJSON_AddBoolToObject(o, "rank_ok", r->rank_ok);
+	noisy = cJSON_AddArrayToObject(o, "noisy_vs");
+	for (int k = 0; k < MK_KERNEL_COUNT && noisy; k++)
+		if (r->unranked & (1u << k))
+			cJSON_AddItemToArray(noisy, cJSON_CreateString(
+				mk_attn_kernel_name((mk_attn_kernel)k)));
 	return o;
 }
 
@@ -213,15 +237,40 @@ static const mk_sweep_row *sweep_row_at(const sweep_cli *c, size_t all, size_t p
 	return &c->rows[at + (t * c->s.nnorms + ni) * all + (size_t)kidx];
 }
 
+static int sweep_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* dense's reference line for norm ni: dense is timed at every point, with
+ * the others; the line is the median over the points of its median there.
+ * work holds c->nrows values. */
+static double sweep_dense_line(const sweep_cli *c, size_t ni, double *work)
+{
+	size_t m = 0;
+
+	for (size_t k = 0; k < c->nrows; k++)
+		if (c->rows[k].norm == &c->norms[ni])
+			work[m++] = c->rows[k].dense_s;
+	if (m == 0)
+		return 0.0;
+	qsort(work, m, sizeof *work, sweep_cmp_double);
+	return m % 2 ? work[m / 2] : 0.5 * (work[m / 2 - 1] + work[m / 2]);
+}
+
 /* gnuplot assignments: series per pattern, the series' names, dense times. */
 static int sweep_plot_vars(const sweep_cli *c, size_t all, const int *kinds, size_t nk,
 			   char **out)
 {
 	size_t cap = 128 + c->s.nnorms * 24 + c->s.npatterns * c->s.nnorms * nk * 80, used;
 	char *v = malloc(cap), norm[32];
+	double *work = malloc((c->nrows ? c->nrows : 1) * sizeof *work);
 
-	if (!(*out = v))
+	if (!(*out = v) || !work) {
+		free(work);
 		return mk_error_set(MK_ENOMEM, "out of memory for the plot");
+	}
 	used = (size_t)snprintf(v, cap, "per_pattern = %zu\nseries = '", c->s.nnorms * nk);
 	for (size_t p = 0; p < c->s.npatterns; p++)
 		for (size_t ni = 0; ni < c->s.nnorms; ni++)
@@ -237,7 +286,8 @@ static int sweep_plot_vars(const sweep_cli *c, size_t all, const int *kinds, siz
 	used += used < cap ? (size_t)snprintf(v + used, cap - used, "'\ndense_s = '") : 0;
 	for (size_t ni = 0; ni < c->s.nnorms && used < cap; ni++)
 		used += (size_t)snprintf(v + used, cap - used, "%s%.6e", ni ? " " : "",
-					 c->dense_s[ni]);
+					 sweep_dense_line(c, ni, work));
+	free(work);
 	if (used + 3 >= cap)
 		return mk_error_set(MK_EINTERNAL, "plot variables do not fit in %zu bytes", cap);
 	snprintf(v + used, cap - used, "'\n");

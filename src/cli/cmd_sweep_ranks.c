@@ -16,6 +16,8 @@ typedef struct sweep_wire {
 	int32_t pattern, norm, kernel, pad;
 	mk_sweep_point point;
 	double target, tile_density, median_s, min_s, speedup, gflops_dense, gflops_actual, max_err;
+	double q1_s, q3_s, speedup_q1, speedup_q3, dense_s;
+	uint32_t unranked, rank_ok;
 	sweep_where where;
 } sweep_wire;
 
@@ -36,6 +38,13 @@ static void sweep_to_wire(const mk_sweep_opts *s, const mk_sweep_row *r, const c
 	w->gflops_dense = r->gflops_dense;
 	w->gflops_actual = r->gflops_actual;
 	w->max_err = r->max_err;
+	w->q1_s = r->q1_s;
+	w->q3_s = r->q3_s;
+	w->speedup_q1 = r->speedup_q1;
+	w->speedup_q3 = r->speedup_q3;
+	w->dense_s = r->dense_s;
+	w->unranked = r->unranked;
+	w->rank_ok = r->rank_ok;
 	snprintf(w->where.host, sizeof w->where.host, "%s", mk_par_host());
 	snprintf(w->where.device, sizeof w->where.device, "%s", device);
 }
@@ -48,7 +57,9 @@ static void sweep_from_wire(const mk_sweep_opts *s, const sweep_wire *w, mk_swee
 			    .kernel = (mk_attn_kernel)w->kernel, .norm = &s->norms[w->norm],
 			    .median_s = w->median_s, .min_s = w->min_s, .speedup = w->speedup,
 			    .gflops_dense = w->gflops_dense, .gflops_actual = w->gflops_actual,
-			    .max_err = w->max_err};
+			    .max_err = w->max_err, .q1_s = w->q1_s, .q3_s = w->q3_s,
+			    .speedup_q1 = w->speedup_q1, .speedup_q3 = w->speedup_q3,
+			    .dense_s = w->dense_s, .unranked = w->unranked, .rank_ok = w->rank_ok};
 }
 
 /* The order of a single run: grid point, then norm, then kernel. */

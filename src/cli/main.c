@@ -157,27 +157,52 @@ static void mk_main_quiet_ranks(int *err_fd)
 /* OpenBLAS starts its worker threads before main(), each taking a work
  * buffer of about 128 MiB and retrying for ever when that fails, and exit()
  * then waits for them: under an address-space limit (ulimit -v) too low for
- * them every command would hang.  Such a limit makes maskkit run itself
- * again with as many BLAS threads as fit (one: no workers); the library
- * refuses BLAS work that does not fit. */
-static void mk_main_blas_threads(char **argv)
+ * them every command would hang.  Such a limit makes maskkit run with as
+ * many BLAS threads as fit (one: no workers); the library refuses BLAS work
+ * that does not fit.  Returns whether OPENBLAS_NUM_THREADS was set. */
+static bool mk_main_blas_threads(void)
 {
 #ifdef OPENBLAS_VERSION
 	int want = openblas_get_num_threads(), fit = mk_blas_threads_fit(want);
 	char num[16];
 
-	if (fit >= want || getenv("MASKKIT_BLAS_RERUN"))
-		return;
+	if (fit >= want)
+		return false;
 	snprintf(num, sizeof num, "%d", fit);
-	if (setenv("OPENBLAS_NUM_THREADS", num, 1) || setenv("MASKKIT_BLAS_RERUN", "1", 1))
+	return setenv("OPENBLAS_NUM_THREADS", num, 1) == 0;
+#else
+	return false;
+#endif
+}
+
+/* Threads that wait for work by spinning take the CPU from the threads that
+ * have work when the machine is busy (a shared CI runner, a laptop): a
+ * straggler's core is then shared three ways.  So OpenMP waits passively and
+ * OpenBLAS's workers sleep soon after a call (by default they spin for about
+ * 0.1 s, through a whole short command), unless the user chose otherwise.
+ * Both libraries read their variables once, before main(), and glibc resets
+ * the environment after the executable's own earliest code (.preinit_array)
+ * has run: setting them takes running again, once (MASKKIT_THREADS_SET), at
+ * the cost of a process start (a few milliseconds). */
+static void mk_main_threads(char **argv)
+{
+	bool again = false;
+
+	if (getenv("MASKKIT_THREADS_SET"))
+		return;
+	if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
+		again |= setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0;
+#ifdef OPENBLAS_VERSION
+	if (!getenv("OPENBLAS_THREAD_TIMEOUT")) /* 2^4 cycles: its smallest */
+		again |= setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1) == 0;
+#endif
+	again |= mk_main_blas_threads();
+	if (!again || setenv("MASKKIT_THREADS_SET", "1", 1))
 		return;
 	execv("/proc/self/exe", argv);
-	/* no /proc: go on; at worst a BLAS thread waits at exit as before */
-	fprintf(stderr, "maskkit: warning: cannot restart with fewer BLAS threads under the "
-		"address-space limit: %s\n", strerror(errno));
-#else
-	(void)argv;
-#endif
+	/* no /proc: go on as we are; only the threads' waiting differs */
+	fprintf(stderr, "maskkit: warning: cannot restart with the thread settings: %s\n",
+		strerror(errno));
 }
 
 /* An interrupted command leaves no temporary file: the library removes
@@ -211,7 +236,7 @@ int main(int argc, char **argv)
 {
 	int err_fd = STDERR_FILENO, code, ret;
 
-	mk_main_blas_threads(argv);
+	mk_main_threads(argv);
 	ret = mk_par_init(&argc, &argv);
 
 	if (ret) {

@@ -152,3 +152,20 @@ int64_t mk_bits_next(const uint64_t *w, int64_t nbits, int64_t from, bool set)
 	k = (k << 6) + __builtin_ctzll(x);
 	return k < nbits ? k : nbits;
 }
+
+/* dst = bits [lo, lo + len) of src; src must be readable one word past the
+ * last word holding a bit of the range (callers keep a spare zero word). */
+void mk_bits_extract(uint64_t *dst, const uint64_t *src, int64_t lo, int64_t len)
+{
+	size_t nw = mk_words(len), w0 = (size_t)(lo >> 6);
+	unsigned s = (unsigned)(lo & 63);
+
+	if (s == 0) {
+		memmove(dst, src + w0, nw * sizeof *dst);
+	} else {
+		for (size_t k = 0; k < nw; k++)
+			dst[k] = (src[w0 + k] >> s) | (src[w0 + k + 1] << (64 - s));
+	}
+	if (len & 63)
+		dst[nw - 1] &= ((uint64_t)1 << (len & 63)) - 1;
+}

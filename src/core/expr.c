@@ -11,7 +11,7 @@
 #include <strings.h>
 #include "expr_internal.h"
 
-static const char *const mk_file_exts[] = {".json", ".h5", ".hdf5", ".npy", ".txt"};
+static const char *const mk_file_exts[] = {".json", ".h5", ".hdf5", ".npy", ".txt", ".npz"};
 
 typedef struct mk_parser {
 	const char *text;

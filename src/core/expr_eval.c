@@ -15,32 +15,59 @@
 
 struct mk_cursor {
 	const mk_expr *e;
-	size_t nw;
+	size_t nw_row, nw_col; /* words of a row (kv bits) and of a column (n bits) */
 	uint64_t *scratch;
+	uint64_t *wide;        /* a grid row and a spare word: rectangular corners */
 };
 
 /* ---- binding ---- */
 
-static int mk_bind_files(mk_node *x, const mk_bind_opts *o, const char **first, int64_t *n)
+/* "n = 8", or "8 x 16" for a rectangular size. */
+static const char *mk_size_text(int64_t n, int64_t kv, char *buf, size_t cap)
+{
+	if (n == kv)
+		snprintf(buf, cap, "n = %" PRId64, n);
+	else
+		snprintf(buf, cap, "%" PRId64 " x %" PRId64, n, kv);
+	return buf;
+}
+
+static int mk_bind_file_size(const mk_node *x, const char *first, int64_t *n, int64_t *kv)
+{
+	int64_t fn = mk_mask_n(x->mask), fk = mk_mask_cols(x->mask);
+	char a[64], b[64];
+
+	if (*n && (fn != *n || fk != *kv)) {
+		mk_size_text(*n, *kv, a, sizeof a);
+		mk_size_text(fn, fk, b, sizeof b);
+		if (first)
+			return mk_error_set(MK_EINVAL, "mask sizes differ: '%s' has %s but '%s' "
+					    "has %s", first, a, x->path, b);
+		if (*n == *kv)
+			return mk_error_set(MK_EINVAL, "mask sizes differ: --n is %" PRId64
+					    " but '%s' has %s", *n, x->path, b);
+		return mk_error_set(MK_EINVAL, "mask sizes differ: --q-len and --kv-len give %s "
+				    "but '%s' has %s", a, x->path, b);
+	}
+	*n = fn;
+	*kv = fk;
+	return MK_OK;
+}
+
+static int mk_bind_files(mk_node *x, const mk_bind_opts *o, const char **first, int64_t *n,
+			 int64_t *kv)
 {
 	int ret;
 	if (!x)
 		return MK_OK;
-	if ((ret = mk_bind_files(x->a, o, first, n)) || (ret = mk_bind_files(x->b, o, first, n)))
+	if ((ret = mk_bind_files(x->a, o, first, n, kv)) ||
+	    (ret = mk_bind_files(x->b, o, first, n, kv)))
 		return ret;
 	if (x->kind != MK_NODE_FILE)
 		return MK_OK;
-	if ((ret = mk_mask_load(x->path, o->max_memory, &x->mask)))
+	if ((ret = mk_mask_load(x->path, o->max_memory, &x->mask)) ||
+	    (ret = mk_bind_file_size(x, *first, n, kv)))
 		return ret;
-	if (*n && mk_mask_n(x->mask) != *n) {
-		if (*first)
-			return mk_error_set(MK_EINVAL, "mask sizes differ: '%s' has n = %" PRId64
-					    " but '%s' has n = %" PRId64, *first, *n, x->path,
-					    mk_mask_n(x->mask));
-		return mk_error_set(MK_EINVAL, "mask sizes differ: --n is %" PRId64
-				    " but '%s' has n = %" PRId64, *n, x->path, mk_mask_n(x->mask));
-	}
-	*n = mk_mask_n(x->mask);
 	if (!*first)
 		*first = x->path;
 	return MK_OK;
@@ -68,7 +95,7 @@ static int mk_bind_node(mk_node *x, mk_expr *e, const mk_bind_opts *o)
 	if ((ret = mk_bind_node(x->a, e, o)) || (ret = mk_bind_node(x->b, e, o)))
 		return ret;
 	if (x->kind == MK_NODE_PATTERN) {
-		if ((ret = mk_bind_term(&x->term, e->n, o)))
+		if ((ret = mk_bind_term(&x->term, e->grid, o)))
 			return ret;
 		if (x->term.block > 1) {
 			x->slot = e->scratch_words;
@@ -79,7 +106,7 @@ static int mk_bind_node(mk_node *x, mk_expr *e, const mk_bind_opts *o)
 			return ret;
 	} else if (x->op != MK_OP_NOT) {
 		x->slot = e->scratch_words;
-		e->scratch_words += mk_words(e->n);
+		e->scratch_words += mk_words(e->grid); /* a row or a column */
 	}
 	return MK_OK;
 }
@@ -93,7 +120,7 @@ static int mk_check_scratch(const mk_expr *e)
 #ifdef _OPENMP
 	threads = omp_get_max_threads();
 #endif
-	ret = mk_mul_u64((uint64_t)e->scratch_words + 2 * mk_words(e->n),
+	ret = mk_mul_u64((uint64_t)e->scratch_words + 3 * mk_words(e->grid) + 1,
 			 sizeof(uint64_t) * (uint64_t)threads, &bytes);
 	return ret ? ret : mk_check_memory(bytes, e->max_memory, "the expression's row buffers");
 }
@@ -101,18 +128,23 @@ static int mk_check_scratch(const mk_expr *e)
 int mk_expr_bind(mk_expr *e, const mk_bind_opts *o)
 {
 	const char *first = NULL;
-	int64_t n = o->n;
+	int64_t n = o->n, kv = o->kv_len ? o->kv_len : o->n;
 	mk_sb b = {0};
 	int ret;
 	if (e->bound)
 		return mk_error_set(MK_EINVAL, "expression is already bound");
-	if (n && (ret = mk_check_n(n, "n")))
+	if (o->kv_len && !o->n)
+		return mk_error_set(MK_EINVAL, "a number of keys (kv_len) needs a number of "
+				    "queries too");
+	if (n && ((ret = mk_check_n(n, "n")) || (ret = mk_check_n(kv, "kv_len"))))
 		return ret;
-	if ((ret = mk_bind_files(e->root, o, &first, &n)))
+	if ((ret = mk_bind_files(e->root, o, &first, &n, &kv)))
 		return ret;
 	if (n == 0)
 		return mk_error_set(MK_EINVAL, "the sequence length is not known: give --n");
 	e->n = n;
+	e->kv = kv;
+	e->grid = n > kv ? n : kv;
 	e->max_memory = o->max_memory;
 	e->cols = o->need_cols;
 	if ((ret = mk_bind_node(e->root, e, o)) || (ret = mk_check_scratch(e)))
@@ -125,6 +157,7 @@ int mk_expr_bind(mk_expr *e, const mk_bind_opts *o)
 }
 
 int64_t mk_expr_n(const mk_expr *e) { return e->n; }
+int64_t mk_expr_kv_len(const mk_expr *e) { return e->kv; }
 bool mk_expr_has_cols(const mk_expr *e) { return e->cols; }
 const char *mk_expr_params(const mk_expr *e) { return e->params ? e->params : e->text; }
 
@@ -139,7 +172,7 @@ static bool mk_node_symmetric(const mk_node *x)
 
 bool mk_expr_known_symmetric(const mk_expr *e)
 {
-	return e->bound && mk_node_symmetric(e->root);
+	return e->bound && e->n == e->kv && mk_node_symmetric(e->root);
 }
 
 /* ---- evaluation ---- */
@@ -157,49 +190,60 @@ static void mk_expand_block(const uint64_t *grid, int64_t gn, int64_t block, int
 	}
 }
 
+/* Row i (column j) of a rectangular mask is row i + grid - n (column
+ * j + grid - kv) of the pattern on the grid, cut to its last kv (n) bits:
+ * the queries are the last n positions of the key sequence (a KV cache). */
 static void mk_eval_term(const mk_cursor *c, const mk_node *x, int64_t i, uint64_t *dst,
 			 bool col)
 {
+	const mk_expr *e = c->e;
 	const mk_term *t = &x->term;
 	void (*fn)(const mk_term *, int64_t, uint64_t *) =
 		(col && !t->symmetric && t->def->col) ? t->def->col : t->def->row;
-	mk_bits_zero(dst, c->nw);
+	int64_t len = col ? e->n : e->kv, lo = e->grid - len;
+	int64_t a = i + e->grid - (col ? e->kv : e->n);
+	uint64_t *out = lo ? c->wide : dst;
+
+	mk_bits_zero(out, mk_words(e->grid));
 	if (t->block == 1) {
-		fn(t, i, dst);
+		fn(t, a, out);
 	} else {
 		uint64_t *grid = c->scratch + x->slot;
 		mk_bits_zero(grid, mk_words(t->n));
-		fn(t, i / t->block, grid);
-		mk_expand_block(grid, t->n, t->block, c->e->n, dst);
+		fn(t, a / t->block, grid);
+		mk_expand_block(grid, t->n, t->block, e->grid, out);
 	}
+	if (lo)
+		mk_bits_extract(dst, c->wide, lo, len);
 }
 
 static void mk_eval(const mk_cursor *c, const mk_node *x, int64_t i, uint64_t *dst, bool col)
 {
+	size_t nw = col ? c->nw_col : c->nw_row;
 	uint64_t *tmp;
 	switch (x->kind) {
 	case MK_NODE_PATTERN:
 		mk_eval_term(c, x, i, dst, col);
 		return;
 	case MK_NODE_FILE:
-		memcpy(dst, mk_mask_crow(col ? x->maskT : x->mask, i), c->nw * sizeof *dst);
+		memcpy(dst, mk_mask_crow(col ? x->maskT : x->mask, i), nw * sizeof *dst);
 		return;
 	default:
 		break;
 	}
 	mk_eval(c, x->a, i, dst, col);
 	if (x->op == MK_OP_NOT) {
-		mk_bits_not(dst, c->e->n);
+		mk_bits_not(dst, col ? c->e->n : c->e->kv);
 		return;
 	}
 	tmp = c->scratch + x->slot;
 	mk_eval(c, x->b, i, tmp, col);
 	if (x->op == MK_OP_OR)
-		mk_bits_or(dst, tmp, c->nw);
+		mk_bits_or(dst, tmp, nw);
 	else if (x->op == MK_OP_AND)
-		mk_bits_and(dst, tmp, c->nw);
+		mk_bits_and(dst, tmp, nw);
 	else
-		mk_bits_andnot(dst, tmp, c->nw);
+		mk_bits_andnot(dst, tmp, nw);
 }
 
 int mk_cursor_new(const mk_expr *e, mk_cursor **out)
@@ -212,10 +256,12 @@ int mk_cursor_new(const mk_expr *e, mk_cursor **out)
 	if (!c)
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	c->e = e;
-	c->nw = mk_words(e->n);
+	c->nw_row = mk_words(e->kv);
+	c->nw_col = mk_words(e->n);
 	c->scratch = calloc(e->scratch_words + 1, sizeof *c->scratch);
-	if (!c->scratch) {
-		free(c);
+	c->wide = calloc(mk_words(e->grid) + 1, sizeof *c->wide);
+	if (!c->scratch || !c->wide) {
+		mk_cursor_free(c);
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	}
 	*out = c;
@@ -227,6 +273,7 @@ void mk_cursor_free(mk_cursor *c)
 	if (!c)
 		return;
 	free(c->scratch);
+	free(c->wide);
 	free(c);
 }
 
@@ -250,7 +297,7 @@ int mk_expr_to_mask(const mk_expr *e, mk_mask **out)
 	*out = NULL;
 	if (!e->bound)
 		return mk_error_set(MK_EINVAL, "expression is not bound to a size");
-	if ((ret = mk_mask_new(e->n, e->max_memory, &m)))
+	if ((ret = mk_mask_new_rect(e->n, e->kv, e->max_memory, &m)))
 		return ret;
 #pragma omp parallel
 	{

@@ -54,25 +54,38 @@ void mk_rng_normal2(mk_rng *r, double z[2]);
  * carrying src[k-1]'s top bits into word k (bits.c, vectorised). */
 void mk_bits_or_shl(uint64_t *dst, const uint64_t *src, size_t k0, size_t k1, unsigned r);
 
+/* dst = bits [lo, lo + len) of src (src readable one word past the range). */
+void mk_bits_extract(uint64_t *dst, const uint64_t *src, int64_t lo, int64_t len);
+
 /* The first position >= from whose bit equals `set`, or nbits if none. */
 int64_t mk_bits_next(const uint64_t *w, int64_t nbits, int64_t from, bool set);
 
 /* ---- a source of rows for writers ---- */
 typedef struct mk_rows {
-	int64_t n;
-	void (*row)(void *ctx, int64_t i, uint64_t *dst); /* fills mk_words(n) words */
+	int64_t n;    /* rows (queries) */
+	int64_t cols; /* columns (keys): n for a square mask */
+	void (*row)(void *ctx, int64_t i, uint64_t *dst); /* fills mk_words(cols) words */
 	void *ctx;
 	const char *expr;   /* the expression text, for metadata (may be NULL) */
 	const char *params; /* bound parameters, for metadata (may be NULL) */
 } mk_rows;
 
-/* Writers (io_*.c) stream rows in order 0..n-1.  txt/json/png/npy/blocks
- * write to a stream; h5 needs a path (the temporary file). */
+/* Mask k of a stack as a row source (io_h5_stack.c): row = mk_stack_row,
+ * ctx = a struct mk_stack_rows. */
+struct mk_stack_rows {
+	const mk_stack *s;
+	int64_t k;
+};
+void mk_stack_row(void *ctx, int64_t i, uint64_t *dst);
+
+/* Writers (io_*.c) stream rows in order 0..n-1.  txt/json/png/npy/blocks/
+ * flex write to a stream; h5 needs a path (the temporary file). */
 int mk_io_write_txt(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_json(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_png(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_npy(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_blocks(const mk_rows *r, FILE *f, const mk_write_opts *o);
+int mk_io_write_flex(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_h5(const mk_rows *r, const char *path, const mk_write_opts *o);
 
 /* Readers: the whole mask, checked against max_memory. */
@@ -80,6 +93,7 @@ int mk_io_read_txt(const char *path, uint64_t max_memory, mk_mask **out);
 int mk_io_read_json(const char *path, uint64_t max_memory, mk_mask **out);
 int mk_io_read_h5(const char *path, uint64_t max_memory, mk_mask **out);
 int mk_io_read_npy(const char *path, uint64_t max_memory, mk_mask **out);
+int mk_io_read_flex(const char *path, uint64_t max_memory, mk_mask **out);
 
 /* mk_input_open's check without keeping the file open (for libraries that
  * open by name, such as libhdf5). */

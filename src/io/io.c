@@ -23,7 +23,7 @@ static const struct {
 } mk_format_names[] = {
 	{"txt", MK_FMT_TXT},   {"json", MK_FMT_JSON}, {"png", MK_FMT_PNG},
 	{"h5", MK_FMT_H5},     {"hdf5", MK_FMT_H5},   {"npy", MK_FMT_NPY},
-	{"blocks", MK_FMT_BLOCKS},
+	{"blocks", MK_FMT_BLOCKS}, {"flex", MK_FMT_FLEX},  {"npz", MK_FMT_FLEX},
 };
 
 #define MK_NFORMAT_NAMES (sizeof mk_format_names / sizeof mk_format_names[0])
@@ -50,8 +50,11 @@ mk_format mk_format_from_path(const char *path)
 	if (!dot || (slash && dot < slash) || dot == path || dot[-1] == '/')
 		return MK_FMT_NONE;
 	f = mk_format_from_name(dot + 1);
-	/* A block layout is JSON on disk; ".blocks" is not an extension we own. */
-	return f == MK_FMT_BLOCKS ? MK_FMT_NONE : f;
+	/* A block layout is JSON on disk; ".blocks" is not an extension we own,
+	 * nor ".flex": a FlexAttention layout is a .npz. */
+	if (f == MK_FMT_BLOCKS || (f == MK_FMT_FLEX && strcasecmp(dot + 1, "npz") != 0))
+		return MK_FMT_NONE;
+	return f;
 }
 
 const char *mk_format_name(mk_format f)
@@ -349,6 +352,7 @@ static mk_stream_writer mk_io_stream_writer(mk_format f)
 	case MK_FMT_PNG: return mk_io_write_png;
 	case MK_FMT_NPY: return mk_io_write_npy;
 	case MK_FMT_BLOCKS: return mk_io_write_blocks;
+	case MK_FMT_FLEX: return mk_io_write_flex;
 	default: return NULL;
 	}
 }
@@ -356,6 +360,18 @@ static mk_stream_writer mk_io_stream_writer(mk_format f)
 static void mk_io_cursor_row(void *ctx, int64_t i, uint64_t *dst)
 {
 	mk_cursor_row(ctx, i, dst);
+}
+
+/* The formats that hold a rectangular (q_len x kv_len) mask. */
+static int mk_io_check_shape(const mk_expr *e, mk_format f)
+{
+	if (mk_expr_n(e) == mk_expr_kv_len(e) || f == MK_FMT_NPY || f == MK_FMT_TXT ||
+	    f == MK_FMT_FLEX)
+		return MK_OK;
+	return mk_error_set(MK_EINVAL, "the %s format holds square masks: write a rectangular "
+			    "one (%" PRId64 " x %" PRId64 ") as .npy, .txt or .npz (flex)",
+			    mk_format_name(f),
+			    mk_expr_n(e), mk_expr_kv_len(e));
 }
 
 /* Makes a row source of a bound expression; the caller frees *cur. */
@@ -376,6 +392,7 @@ static int mk_io_rows_open(const mk_expr *e, mk_rows *r, mk_cursor **cur)
 		return ret;
 	*r = (mk_rows){
 		.n = n,
+		.cols = mk_expr_kv_len(e),
 		.row = mk_io_cursor_row,
 		.ctx = *cur,
 		.expr = mk_expr_text(e),
@@ -425,9 +442,11 @@ int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
 		job.format = mk_format_from_path(path);
 	if (job.format == MK_FMT_NONE)
 		return mk_error_set(MK_EINVAL, "'%s': cannot tell the output format from the "
-				    "extension (use .txt, .json, .png, .h5 or .npy)", path);
+				    "extension (use .txt, .json, .png, .h5, .npy or .npz)", path);
 	if (job.format != MK_FMT_H5 && !mk_io_stream_writer(job.format))
 		return mk_error_set(MK_EINVAL, "unknown output format %d", (int)job.format);
+	if ((ret = mk_io_check_shape(e, job.format)))
+		return mk_io_name_error(ret, path);
 	ret = mk_io_rows_open(e, &rows, &cur);
 	if (ret == MK_OK)
 		ret = mk_io_atomic(path, mk_io_write_tmp, &job);
@@ -479,6 +498,8 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
 	writer = mk_io_stream_writer(o->format);
 	if (!writer)
 		return mk_error_set(MK_EINVAL, "no output format given for the stream");
+	if ((ret = mk_io_check_shape(e, o->format)))
+		return ret;
 	ret = mk_io_rows_open(e, &rows, &cur);
 	if (ret == MK_OK)
 		ret = writer(&rows, f, o);
@@ -500,12 +521,13 @@ static int mk_io_read(const char *path, uint64_t max_memory, mk_mask **out)
 	case MK_FMT_JSON: return mk_io_read_json(path, max_memory, out);
 	case MK_FMT_H5: return mk_io_read_h5(path, max_memory, out);
 	case MK_FMT_NPY: return mk_io_read_npy(path, max_memory, out);
+	case MK_FMT_FLEX: return mk_io_read_flex(path, max_memory, out);
 	case MK_FMT_PNG:
 		return mk_error_set(MK_EINVAL, "'%s': PNG pictures cannot be read back as masks "
-				    "(use .txt, .json, .h5 or .npy)", path);
+				    "(use .txt, .json, .h5, .npy or .npz)", path);
 	default:
 		return mk_error_set(MK_EINVAL, "'%s': unknown mask file type "
-				    "(use .txt, .json, .h5 or .npy)", path);
+				    "(use .txt, .json, .h5, .npy or .npz)", path);
 	}
 }
 

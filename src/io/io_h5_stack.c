@@ -54,13 +54,7 @@ static int mk_stack_check(const char *path, const mk_stack *s, struct mk_stack_j
 	return MK_OK;
 }
 
-/* Mask k's rows as the 2-D writer's row source. */
-struct mk_stack_rows {
-	const mk_stack *s;
-	int64_t k;
-};
-
-static void mk_stack_row(void *ctx, int64_t i, uint64_t *dst)
+void mk_stack_row(void *ctx, int64_t i, uint64_t *dst)
 {
 	const struct mk_stack_rows *r = ctx;
 	r->s->row(r->s->ctx, r->k, i, dst);
@@ -73,7 +67,7 @@ static int mk_stack_write_masks(hid_t dset, const struct mk_stack_job *job, uint
 {
 	const mk_stack *s = job->s;
 	struct mk_stack_rows src = {.s = s};
-	mk_rows rows = {.n = s->n, .row = mk_stack_row, .ctx = &src};
+	mk_rows rows = {.n = s->n, .cols = s->n, .row = mk_stack_row, .ctx = &src};
 	int64_t chunk_rows = mk_h5_chunk_rows(s->n);
 	double n2 = (double)s->n * (double)s->n, sum = 0.0;
 	hsize_t lead[2];

@@ -3,12 +3,13 @@
  *   "\x93NUMPY" 0x01 0x00, a little-endian uint16 header length, then
  *   "{'descr': '|b1', 'fortran_order': False, 'shape': (n, n), }" padded
  *   with spaces and ended by '\n' so the data starts at a multiple of 64
- *   bytes, then n*n bytes of 0/1 in row-major order.
+ *   bytes, then n*n bytes of 0/1 in row-major order ((q_len, kv_len) and
+ *   q_len*kv_len bytes for a rectangular mask).
  *
  * The reader takes versions 1.0, 2.0 and 3.0, bool and integer dtypes of 1
  * to 8 bytes and float dtypes of 2, 4 or 8 bytes in either byte order
- * (a cell is set when its value is nonzero; -0.0 is zero), square 2-D
- * shapes only, and Fortran order too: that layout holds the transpose, so
+ * (a cell is set when its value is nonzero; -0.0 is zero), 2-D shapes
+ * only, and Fortran order too: that layout holds the transpose, so
  * its k-th stored line is column k of the mask.
  */
 #include "config.h"
@@ -60,22 +61,25 @@ size_t mk_npy_header(const char *descr, int ndim, const int64_t *shape, char *bu
 
 int mk_io_write_npy(const mk_rows *r, FILE *f, const mk_write_opts *o)
 {
-	int64_t n = r->n;
+	int64_t n = r->n, m = r->cols;
 	uint64_t *row = NULL, bytes;
 	uint8_t *cells = NULL;
 	char head[256], what[64];
 	size_t hlen;
 	int ret;
 
-	snprintf(what, sizeof what, "a NumPy mask of n = %" PRId64, n);
-	ret = mk_mul_u64((uint64_t)n, (uint64_t)n, &bytes);
+	if (n == m)
+		snprintf(what, sizeof what, "a NumPy mask of n = %" PRId64, n);
+	else
+		snprintf(what, sizeof what, "a NumPy mask of %" PRId64 " x %" PRId64, n, m);
+	ret = mk_mul_u64((uint64_t)n, (uint64_t)m, &bytes);
 	if (ret == MK_OK)
 		ret = mk_check_memory(bytes, o->max_memory, what);
 	if (ret)
 		return ret;
-	hlen = mk_npy_header("|b1", 2, (int64_t[2]){n, n}, head, sizeof head);
-	row = malloc(mk_words(n) * sizeof *row);
-	cells = malloc((size_t)n);
+	hlen = mk_npy_header("|b1", 2, (int64_t[2]){n, m}, head, sizeof head);
+	row = malloc(mk_words(m) * sizeof *row);
+	cells = malloc((size_t)m);
 	if (!row || !cells) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 		goto out;
@@ -85,9 +89,9 @@ int mk_io_write_npy(const mk_rows *r, FILE *f, const mk_write_opts *o)
 		goto fail;
 	for (int64_t i = 0; i < n; i++) {
 		r->row(r->ctx, i, row);
-		for (int64_t j = 0; j < n; j++)
+		for (int64_t j = 0; j < m; j++)
 			cells[j] = mk_bit_test(row, j);
-		if (fwrite(cells, 1, (size_t)n, f) != (size_t)n)
+		if (fwrite(cells, 1, (size_t)m, f) != (size_t)m)
 			goto fail;
 	}
 	goto out;
@@ -337,7 +341,7 @@ static int mk_npy_check(mk_npy *h, FILE *f)
 	char what[128];
 	int ret;
 
-	if (h->ndim != 2 || h->shape[0] != h->shape[1]) {
+	if (h->ndim != 2) {
 		char shape[64];
 		if (h->ndim == 0)
 			snprintf(shape, sizeof shape, "()");
@@ -346,15 +350,15 @@ static int mk_npy_check(mk_npy *h, FILE *f)
 		else
 			snprintf(shape, sizeof shape, "(%" PRId64 ", %" PRId64 "%s)", h->shape[0],
 				 h->shape[1], h->ndim > 2 ? ", ..." : "");
-		return mk_error_set(MK_EFORMAT, "'%s': shape %s is not square 2-D; a mask is n x n",
-				    h->path, shape);
+		return mk_error_set(MK_EFORMAT, "'%s': shape %s is not 2-D; a mask is n x n, or "
+				    "q_len x kv_len", h->path, shape);
 	}
-	if (h->shape[0] == 0)
-		return mk_error_set(MK_EFORMAT, "'%s': the array is empty (0 x 0)", h->path);
-	ret = mk_check_n(h->shape[0], "n");
-	if (ret)
+	if (h->shape[0] == 0 || h->shape[1] == 0)
+		return mk_error_set(MK_EFORMAT, "'%s': the array is empty (%" PRId64 " x %" PRId64
+				    ")", h->path, h->shape[0], h->shape[1]);
+	if ((ret = mk_check_n(h->shape[0], "q_len")) || (ret = mk_check_n(h->shape[1], "kv_len")))
 		return ret;
-	ret = mk_mul_u64((uint64_t)h->shape[0], (uint64_t)h->shape[0], &cells);
+	ret = mk_mul_u64((uint64_t)h->shape[0], (uint64_t)h->shape[1], &cells);
 	if (ret == MK_OK)
 		ret = mk_mul_u64(cells, h->itemsize, &data);
 	if (ret)
@@ -379,14 +383,16 @@ static bool mk_npy_nonzero(const mk_npy *h, const uint8_t *p)
 
 static int mk_npy_read_data(mk_npy *h, FILE *f, mk_mask *m)
 {
-	int64_t n = h->shape[0];
+	/* Fortran order stores the columns one after the other */
+	int64_t lines = h->fortran ? h->shape[1] : h->shape[0];
+	int64_t n = h->fortran ? h->shape[0] : h->shape[1];
 	size_t line = (size_t)n * h->itemsize;
 	uint8_t *buf = malloc(line);
 	int ret = MK_OK;
 
 	if (!buf)
 		return mk_error_set(MK_ENOMEM, "out of memory");
-	for (int64_t k = 0; k < n; k++) {
+	for (int64_t k = 0; k < lines; k++) {
 		if (fread(buf, 1, line, f) != line) {
 			ret = mk_error_set(MK_ESYS, "'%s': read failed: %s", h->path,
 					   ferror(f) ? strerror(errno) : "file shrank while reading");
@@ -420,7 +426,7 @@ int mk_io_read_npy(const char *path, uint64_t max_memory, mk_mask **out)
 	if (ret == MK_OK)
 		ret = mk_npy_check(&h, f);
 	if (ret == MK_OK)
-		ret = mk_mask_new(h.shape[0], max_memory, &m);
+		ret = mk_mask_new_rect(h.shape[0], h.shape[1], max_memory, &m);
 	if (ret == MK_OK)
 		ret = mk_npy_read_data(&h, f, m);
 	if (ret == MK_OK) {

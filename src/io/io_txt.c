@@ -13,29 +13,32 @@
 
 int mk_io_write_txt(const mk_rows *r, FILE *f, const mk_write_opts *o)
 {
-	int64_t n = r->n;
+	int64_t n = r->n, m = r->cols;
 	uint64_t *row = NULL, bytes;
 	char *line = NULL, what[64];
 	int ret;
 
-	snprintf(what, sizeof what, "a text mask of n = %" PRId64, n);
-	ret = mk_mul_u64((uint64_t)n, (uint64_t)n + 1, &bytes);
+	if (n == m)
+		snprintf(what, sizeof what, "a text mask of n = %" PRId64, n);
+	else
+		snprintf(what, sizeof what, "a text mask of %" PRId64 " x %" PRId64, n, m);
+	ret = mk_mul_u64((uint64_t)n, (uint64_t)m + 1, &bytes);
 	if (ret == MK_OK)
 		ret = mk_check_memory(bytes, o->max_memory, what);
 	if (ret)
 		return ret;
-	row = malloc(mk_words(n) * sizeof *row);
-	line = malloc((size_t)n + 1);
+	row = malloc(mk_words(m) * sizeof *row);
+	line = malloc((size_t)m + 1);
 	if (!row || !line) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 		goto out;
 	}
-	line[n] = '\n';
+	line[m] = '\n';
 	for (int64_t i = 0; i < n; i++) {
 		r->row(r->ctx, i, row);
-		for (int64_t j = 0; j < n; j++)
+		for (int64_t j = 0; j < m; j++)
 			line[j] = mk_bit_test(row, j) ? '#' : '.';
-		if (fwrite(line, 1, (size_t)n + 1, f) != (size_t)n + 1) {
+		if (fwrite(line, 1, (size_t)m + 1, f) != (size_t)m + 1) {
 			ret = mk_error_set(MK_ESYS, "write failed: %s", strerror(errno));
 			goto out;
 		}

@@ -79,8 +79,11 @@ for bin in maskkit check_cuda check_block_plan; do
 here=\$(cd "\$(dirname "\$0")/.." && pwd)
 driver=\$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print \$NF; exit}')
 path=\$here/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\${driver:+:\$(dirname "\$driver")}
-# the program is ld.so here (/proc/self/exe): maskkit must not re-run itself
-MASKKIT_BLAS_RERUN=1 exec "\$here/lib/$loader" --library-path "\$path" "\$here/libexec/$bin" "\$@"
+# the program is ld.so here (/proc/self/exe): maskkit must not re-run itself,
+# so the thread settings it would make are made here
+: "\${OMP_WAIT_POLICY:=PASSIVE}" "\${OPENBLAS_THREAD_TIMEOUT:=4}"
+export OMP_WAIT_POLICY OPENBLAS_THREAD_TIMEOUT
+MASKKIT_THREADS_SET=1 exec "\$here/lib/$loader" --library-path "\$path" "\$here/libexec/$bin" "\$@"
 EOF
 	chmod +x "$stage/bin/$bin"
 done
