@@ -204,6 +204,8 @@ def main():
                      "numpy": "numpy dense"}
         print(f"\nfloat32, [1, {args.heads}, n, d], {args.threads} threads, mask "
               f"'{args.mask}' (masked, block), medians of {args.rounds} x {args.reps}")
+        print("GFLOP/s: the dense work 4 heads n^2 d over maskkit's time (block and masked "
+              "do less or more); 'of sgemm': that rate over OpenBLAS's sgemm rate")
         print(f"{'n':>5} {'d':>4} {'kernel':<7} {'maskkit s':>10} {'peer':<13} {'peer s':>10} "
               f"{'ratio':>6} {'GFLOP/s':>8} {'of sgemm':>8}")
         for n, d, name, m, p, flops in rows:

@@ -220,6 +220,41 @@ START_TEST(dot_products_refused_at_large_d)
 }
 END_TEST
 
+/* Scores far below their Cauchy-Schwarz bound (queries orthogonal to every
+ * key: scores 0, bound 7071): exponentials taken from the bound underflow,
+ * and the kernels redo such rows from their maximum.  Softmax is uniform. */
+START_TEST(scores_far_below_their_bound)
+{
+	float q[4 * 2], k[4 * 2], v[4 * 2], o[4 * 2];
+	const float keys[4] = {100.0f, -100.0f, 50.0f, -50.0f};
+	mk_attn_shape s = {.batch = 1, .heads = 1, .n = 4, .d = 2};
+	mk_norm softmax = {.kind = MK_NORM_SOFTMAX};
+	mk_attn_stats st;
+	mk_attn_layout *l;
+	mk_mask *m;
+
+	for (int i = 0; i < 4; i++) {
+		q[2 * i] = 100.0f, q[2 * i + 1] = 0.0f;
+		k[2 * i] = 0.0f, k[2 * i + 1] = keys[i];
+		v[2 * i] = (float)i, v[2 * i + 1] = (float)(i * i);
+	}
+	ck_assert_int_eq(mk_mask_new(4, 0, &m), MK_OK);
+	for (int i = 0; i < 4; i++)
+		mk_bits_set_range(mk_mask_row(m, i), 0, 4);
+	ck_assert_int_eq(mk_attn_layout_new(m, 2, 0, &l), MK_OK);
+	for (int kern = MK_KERNEL_DENSE; kern <= MK_KERNEL_BLOCK; kern++) {
+		ck_assert_int_eq(mk_attn_run(mk_attn_backend_get("cpu"), (mk_attn_kernel)kern,
+					     &softmax, &s, q, k, v, l, o, &st), MK_OK);
+		for (int i = 0; i < 4; i++) {
+			ck_assert_double_eq_tol(o[2 * i], 1.5, 1e-5);     /* (0+1+2+3)/4 */
+			ck_assert_double_eq_tol(o[2 * i + 1], 3.5, 1e-5); /* (0+1+4+9)/4 */
+		}
+	}
+	mk_attn_layout_free(l);
+	mk_mask_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("attn_overflow");
@@ -233,6 +268,7 @@ int main(void)
 	tcase_add_test(tc, reference_refuses_overflow);
 	tcase_add_test(tc, check_scores_per_slice);
 	tcase_add_test(tc, dot_products_refused_at_large_d);
+	tcase_add_test(tc, scores_far_below_their_bound);
 	suite_add_tcase(s, tc);
 	return mk_test_main(s);
 }

@@ -158,9 +158,11 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	if (!f)
 		return mk_error_set(MK_ENOMEM, "out of memory for attention scalings");
 #ifdef OPENBLAS_VERSION
+	/* the kernels call BLAS from OpenMP threads: BLAS threads of its own
+	 * would oversubscribe the cores.  Set once for the run, since OpenBLAS
+	 * ends and starts a worker each time the count goes down and up. */
 	int blas_threads = openblas_get_num_threads();
-	if (across)
-		openblas_set_num_threads(1);
+	openblas_set_num_threads(1);
 #endif
 	#pragma omp parallel for schedule(dynamic) if (across) num_threads(nthreads)
 	for (int64_t bh = 0; bh < slices; bh++) {
