@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "attn_internal.h"
+#include "cpu_rows.h"
 
 #define MK_TILES_PARALLEL_WORK ((int64_t)1 << 20) /* n^2 d below which one thread runs */
 
@@ -29,18 +29,6 @@
 #define TILES_GROUP_WIDTH 256 /* block: tiles go to sgemm this many keys at a time */
 #define TILES_MIN_PIECE 8   /* a block row is split only above this many tiles */
 
-/* Vector clones of the hot loops: the build targets baseline x86-64, whose
- * SSE2 would make the exponentials cost more than the two sgemms.  The
- * x86-64-v3 and v4 levels bring FMA, and fp-contract lets the polynomial use
- * it (ISO C mode leaves contraction off): the exponential takes a third
- * fewer instructions. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)
-#define TILES_CLONES                                                                        \
-	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),       \
-		       optimize("fp-contract=fast")))
-#else
-#define TILES_CLONES
-#endif
 
 typedef struct tiles_pass {
 	const mk_attn_slice *x;
@@ -90,117 +78,9 @@ typedef struct tiles_work {
 	tiles_state part;    /* nslots * ta rows */
 } tiles_work;
 
-static volatile float tiles_exp_floor = -100.0f;
-
 static inline int64_t tiles_min(int64_t a, int64_t b)
 {
 	return a < b ? a : b;
-}
-
-/* exp for x <= 0 (Cephes' expf polynomial, about 1 ulp), written without
- * calls or branches so that the loops around it vectorise.  Results below
- * 2^-126 are flushed to 0 through the exponent bits, which also makes -inf
- * give exactly 0.  The clamp lo (below -88) comes from a volatile: were it
- * a constant, the compiler would fold exp(lo) into a separate path for
- * x < lo, a branch, and a loop with branches stays scalar. */
-static inline float tiles_exp(float x, float lo)
-{
-	union { float f; int32_t i; } p2;
-	float xc = x < lo ? lo : x;
-	float t = xc * 1.44269504088896341f;
-	float nf = (t + 12582912.0f) - 12582912.0f; /* round to nearest */
-	float r = xc - nf * 0.693359375f;
-	float y;
-	int32_t e;
-
-	r = r + nf * 2.12194440e-4f;
-	y = 1.9875691500e-4f;
-	y = y * r + 1.3981999507e-3f;
-	y = y * r + 8.3334519073e-3f;
-	y = y * r + 4.1665795894e-2f;
-	y = y * r + 1.6666665459e-1f;
-	y = y * r + 5.0000001201e-1f;
-	y = y * r * r + r + 1.0f;
-	e = (int32_t)nf + 127;
-	p2.i = (e > 0 ? e : 0) * (1 << 23);
-	return y * p2.f;
-}
-
-/* Adds the negated bias to one score row and returns its max. */
-TILES_CLONES
-static float tiles_row_max(float *row, const float *nb, int64_t cols)
-{
-	float mx = -INFINITY;
-
-#pragma omp simd reduction(max:mx)
-	for (int64_t j = 0; j < cols; j++) {
-		float s = row[j] + nb[j];
-		row[j] = s;
-		mx = s > mx ? s : mx;
-	}
-	return mx;
-}
-
-/* Replaces the row by exp(row - m) and returns its sum. */
-TILES_CLONES
-static float tiles_row_exp(float *row, float m, int64_t cols)
-{
-	float sum = 0.0f, lo = tiles_exp_floor;
-
-#pragma omp simd reduction(+:sum)
-	for (int64_t j = 0; j < cols; j++) {
-		float e = tiles_exp(row[j] - m, lo);
-		row[j] = e;
-		sum += e;
-	}
-	return sum;
-}
-
-static void tiles_scale(float *row, float c, int64_t d)
-{
-	for (int64_t k = 0; k < d; k++)
-		row[k] *= c;
-}
-
-/* One score row into the running state; the row becomes the weights that
- * multiply V.  Returns the factor the row's output must be rescaled by. */
-static float tiles_row_update(float *row, const float *nb, int64_t cols, float *m, double *l)
-{
-	float mx = tiles_row_max(row, nb, cols), mnew, alpha;
-
-	if (mx == -INFINITY) { /* nothing visited here: keep the state */
-		memset(row, 0, (size_t)cols * sizeof *row);
-		return 1.0f;
-	}
-	mnew = mx > *m ? mx : *m;
-	alpha = *m == -INFINITY ? 0.0f : expf(*m - mnew);
-	*l = *l * alpha + (double)tiles_row_exp(row, mnew, cols);
-	*m = mnew;
-	return alpha;
-}
-
-/* 32 bits of a bit row from bit j on (bits past the row's end read 0). */
-static inline uint32_t tiles_bits32(const uint64_t *w, size_t stride, int64_t j)
-{
-	size_t k = (size_t)(j >> 6);
-	unsigned sh = (unsigned)(j & 63);
-	uint64_t lo = w[k] >> sh;
-
-	if (sh > 32 && k + 1 < stride)
-		lo |= w[k + 1] << (64 - sh);
-	return (uint32_t)lo;
-}
-
-/* Cells of 32 scores whose bit is clear become -inf, as integer blends
- * (0xff800000 is -inf) that the vector clones do 16 at a time: a scalar
- * test per cell cost the masked kernel an eighth of its time (measured). */
-TILES_CLONES __attribute__((optimize("O3", "fp-contract=fast")))
-static void tiles_mask32(uint32_t *restrict cell, uint32_t bits)
-{
-	for (int b = 0; b < 32; b++) {
-		uint32_t keep = 0u - ((bits >> b) & 1u);
-		cell[b] = (cell[b] & keep) | (0xff800000u & ~keep);
-	}
 }
 
 /* Sets the cells outside the element mask to -inf. */
@@ -210,26 +90,9 @@ static void tiles_apply_mask(const tiles_pass *p, float *s, int64_t i0, int64_t 
 	const mk_attn_layout *l = p->x->mask;
 
 	if (!p->transposed) {
-		for (int64_t ii = 0; ii < rows; ii++) {
-			const uint64_t *w = l->bits + (size_t)(i0 + ii) * l->stride;
-			float *row = s + ii * p->tw;
-			int64_t jj = 0;
-			uint32_t word;
-			for (; jj + 32 <= cols; jj += 32) {
-				word = tiles_bits32(w, l->stride, j0 + jj);
-				if (word != UINT32_MAX) {
-					uint32_t cell[32];
-					memcpy(cell, row + jj, sizeof cell);
-					tiles_mask32(cell, word);
-					memcpy(row + jj, cell, sizeof cell);
-				}
-			}
-			for (; jj < cols; jj++) {
-				int64_t j = j0 + jj;
-				if (!((w[j >> 6] >> (j & 63)) & 1))
-					row[jj] = -INFINITY;
-			}
-		}
+		for (int64_t ii = 0; ii < rows; ii++)
+			mk_tiles_mask_row(s + ii * p->tw, l->bits + (size_t)(i0 + ii) * l->stride,
+					  l->stride, j0, cols);
 		return;
 	}
 	for (int64_t jj = 0; jj < cols; jj++) { /* b = query j0 + jj, a = key i0 + ii */
@@ -323,12 +186,12 @@ static int64_t tiles_block(const tiles_pass *p, tiles_scratch *w, tiles_state *s
 	for (int64_t ii = 0; ii < rows; ii++) {
 		float alpha;
 		if (fixed) { /* m is the row's bound: no max to find, nothing to rescale */
-			st->l[ii] += (double)tiles_row_exp(w->s + ii * p->tw, st->m[ii], cols);
+			st->l[ii] += (double)mk_tiles_row_exp(w->s + ii * p->tw, st->m[ii], cols);
 			continue;
 		}
-		alpha = tiles_row_update(w->s + ii * p->tw, w->nb, cols, &st->m[ii], &st->l[ii]);
+		alpha = mk_tiles_row_update(w->s + ii * p->tw, w->nb, cols, &st->m[ii], &st->l[ii]);
 		if (st->o && alpha != 1.0f)
-			tiles_scale(st->o + ii * d, alpha, d);
+			mk_tiles_scale(st->o + ii * d, alpha, d);
 	}
 	if (st->o)
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)d, (int)cols,
@@ -345,7 +208,7 @@ static void tiles_finish(const tiles_pass *p, const tiles_state *st, int64_t i0,
 		bool empty = st->l[ii] <= 0.0;
 		p->lse[i0 + ii] = empty ? -INFINITY : (float)((double)st->m[ii] + log(st->l[ii]));
 		if (st->o)
-			tiles_scale(st->o + ii * d, empty ? 0.0f : (float)(1.0 / st->l[ii]), d);
+			mk_tiles_scale(st->o + ii * d, empty ? 0.0f : (float)(1.0 / st->l[ii]), d);
 	}
 }
 
@@ -635,41 +498,6 @@ static int tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p)
 	return MK_OK;
 }
 
-/* The squared norm of a row of d. */
-TILES_CLONES
-static float tiles_norm2(const float *x, int64_t d)
-{
-	float a = 0.0f;
-
-#pragma omp simd reduction(+:a)
-	for (int64_t c = 0; c < d; c++)
-		a += x[c] * x[c];
-	return a;
-}
-
-/* bound[i] = |q_i| max_j |k_j| scale >= every score of row i (Cauchy-Schwarz).
- * sgemm's rounding may leave a score above it by up to about d float32 ulps
- * of the bound: exp(s - bound) stays below e while that is under 1, so
- * larger bounds (scores of millions) are not used (*ok false). */
-static float *tiles_bounds(const mk_attn_slice *x, bool *ok)
-{
-	float *bound = malloc((size_t)x->n * sizeof *bound), top = 0.0f;
-	float kmax = 0.0f;
-
-	*ok = false;
-	if (!bound)
-		return NULL;
-	for (int64_t j = 0; j < x->kv; j++)
-		kmax = fmaxf(kmax, tiles_norm2(x->k + j * x->d, x->d));
-	kmax = sqrtf(kmax) * x->scale;
-	for (int64_t i = 0; i < x->n; i++) {
-		bound[i] = sqrtf(tiles_norm2(x->q + i * x->d, x->d)) * kmax;
-		top = fmaxf(top, bound[i]);
-	}
-	*ok = (double)top * (double)x->d * FLT_EPSILON < 1.0;
-	return bound;
-}
-
 int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v)
 {
 	tiles_pass p;
@@ -681,7 +509,7 @@ int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool
 		return ret;
 	/* softmax's scores have a cheap bound: exponentials from it need no
 	 * running maximum (a pass over each score block) nor rescaled outputs */
-	if (!g && !(bound = tiles_bounds(x, &usable)))
+	if (!g && !(bound = mk_tiles_bounds(x, &usable)))
 		return mk_error_set(MK_ENOMEM, "out of memory for %lld row bounds", (long long)x->n);
 	p.shift = usable ? bound : NULL;
 	p.a = x->q;
