@@ -219,12 +219,15 @@ START_TEST(attention_matches_the_reference)
 		mk_attn_layout *l;
 		mk_mask *m;
 		uint64_t seed = 42;
-		for (int64_t c = 0; c < 2 * kv * d; c++) {
+		for (int64_t c = 0; c < 2 * (q > kv ? q : kv) * d; c++) {
+			float a, b;
 			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-			kk[c] = (float)((double)(seed >> 40) / (double)(1 << 24) - 0.5);
-			vv[c] = (float)((double)((seed >> 20) & 0xfffff) / (double)(1 << 20) - 0.5);
+			a = (float)((double)(seed >> 40) / (double)(1 << 24) - 0.5);
+			b = (float)((double)((seed >> 20) & 0xfffff) / (double)(1 << 20) - 0.5);
+			if (c < 2 * kv * d)
+				kk[c] = a, vv[c] = b;
 			if (c < 2 * q * d)
-				qq[c] = kk[c] * 3.0f - vv[c];
+				qq[c] = a * 3.0f - b;
 		}
 		ck_assert_int_eq(mk_expr_to_mask(e, &m), MK_OK);
 		ck_assert_int_eq(mk_attn_layout_new(m, 16, 0, &l), MK_OK);
