@@ -1,9 +1,11 @@
 /*
  * The forward pass of a BERT-family encoder in float32.  A batch's
- * sentences are concatenated, token after token with no padding, so that
- * each projection is one sgemm over every token of the batch ([T, in] x
- * [in, out]), and attention runs per sentence and head at the sentence's
- * own length, the (sentence, head) pairs shared between OpenMP threads.
+ * sentences are concatenated, token after token with no padding; each
+ * projection is an sgemm per sentence (per block of ENC_LINEAR_ROWS rows of
+ * a long one), so that a sentence gets the same bits whatever its batch and
+ * the thread count, and attention runs per sentence and head at the
+ * sentence's own length, the (sentence, head) pairs shared between OpenMP
+ * threads.
  *
  * Why not the attention engine (src/attn): its kernels are fused and tiled
  * with an online softmax, so the probabilities P never exist in memory, and
@@ -27,6 +29,7 @@
 #include "encoder_internal.h"
 
 #define ENC_PAR_CELLS (1 << 15) /* elementwise work worth sharing between threads */
+#define ENC_LINEAR_ROWS 64      /* the most rows of one sentence in one projection sgemm */
 
 static double enc_now(void)
 {
@@ -45,6 +48,7 @@ static void enc_work_release(enc_work *w)
 	free(w->p);
 	free(w->off);
 	free(w->poff);
+	free(w->boff);
 }
 
 void mk_encoder_free(mk_encoder *e)
@@ -169,9 +173,11 @@ static int enc_reserve(mk_encoder *e, int64_t count, int64_t tokens, int64_t cel
 	if (count > w->count) {
 		free(w->off);
 		free(w->poff);
+		free(w->boff);
 		w->count = 0;
 		if (!(w->off = malloc((size_t)count * sizeof *w->off)) ||
-		    !(w->poff = malloc((size_t)count * sizeof *w->poff)))
+		    !(w->poff = malloc((size_t)count * sizeof *w->poff)) ||
+		    !(w->boff = malloc((size_t)(count + 1) * sizeof *w->boff)))
 			return mk_error_set(MK_ENOMEM, "out of memory");
 		w->count = count;
 	}
@@ -180,23 +186,41 @@ static int enc_reserve(mk_encoder *e, int64_t count, int64_t tokens, int64_t cel
 
 /* ---- the steps ---------------------------------------------------------------- */
 
-/* y [rows, out] = x [rows, in] W^T + b, W [out, in].  The rows are cut
- * into a block per OpenMP thread, each a single-threaded sgemm: one pool of
- * threads for the whole pass, where OpenBLAS's own threads would spin
- * beside OpenMP's and take cores from them. */
-static void enc_linear(const float *x, int64_t rows, int64_t in, const float *w, const float *b,
-		       int64_t out, float *y)
+/* Sentence s's blocks of rows for enc_linear: ceil(n / ENC_LINEAR_ROWS),
+ * even, a function of the sentence's length alone. */
+static int64_t enc_blocks(int64_t n)
 {
-#ifdef _OPENMP
-	int64_t parts = omp_get_max_threads();
-#else
-	int64_t parts = 1;
-#endif
-	if (parts > (rows + 31) / 32)
-		parts = (rows + 31) / 32; /* blocks of at least 32 rows */
-#pragma omp parallel for schedule(static) num_threads((int)parts) if (parts > 1)
-	for (int64_t k = 0; k < parts; k++) {
-		int64_t r0 = rows * k / parts, r1 = rows * (k + 1) / parts;
+	return (n + ENC_LINEAR_ROWS - 1) / ENC_LINEAR_ROWS;
+}
+
+/* y [rows, out] = x [rows, in] W^T + b, W [out, in], the rows those of the
+ * batch's sentences.  Each sentence's rows are cut into blocks that depend
+ * on its length alone (enc_blocks), each a single-threaded sgemm from the
+ * block's first row: BLAS gives a row different bits by where it falls in
+ * its call (OpenBLAS's Haswell/Zen sgemm computes the rows of a partial
+ * tile of 12 differently from those of a full one), so a block that ran
+ * across sentences, or a cut that followed the thread count, would make a
+ * sentence's numbers depend on its batch and on OMP_NUM_THREADS.  The
+ * blocks are shared between OpenMP threads: one pool of threads for the
+ * whole pass, where OpenBLAS's own threads would spin beside OpenMP's and
+ * take cores from them. */
+static void enc_linear(const enc_work *wk, int64_t count, const int64_t *len, const float *x,
+		       int64_t in, const float *w, const float *b, int64_t out, float *y)
+{
+	int64_t blocks = wk->boff[count];
+
+#pragma omp parallel for schedule(dynamic) if (blocks > 1)
+	for (int64_t k = 0; k < blocks; k++) {
+		int64_t s = 0, lo = 0, hi = count - 1;
+		while (lo <= hi) { /* the last sentence whose first block is at most k */
+			int64_t mid = lo + (hi - lo) / 2;
+			if (wk->boff[mid] <= k)
+				s = mid, lo = mid + 1;
+			else
+				hi = mid - 1;
+		}
+		int64_t n = len[s], nb = wk->boff[s + 1] - wk->boff[s], c = k - wk->boff[s];
+		int64_t r0 = wk->off[s] + n * c / nb, r1 = wk->off[s] + n * (c + 1) / nb;
 		for (int64_t i = r0; i < r1; i++)
 			memcpy(y + i * out, b, (size_t)out * sizeof *y);
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(r1 - r0), (int)out,
@@ -347,11 +371,14 @@ static int enc_plan(mk_encoder *e, const mk_encoder_batch *b, int64_t *tokens, i
 	}
 	if ((ret = enc_reserve(e, b->count, *tokens, *cells)))
 		return ret;
-	for (int64_t s = 0, t = 0, c = 0; s < b->count; s++) {
+	for (int64_t s = 0, t = 0, c = 0, k = 0; s < b->count; s++) {
 		e->w.off[s] = t;
 		e->w.poff[s] = c;
+		e->w.boff[s] = k;
 		t += b->len[s];
 		c += e->c.heads * b->len[s] * b->len[s];
+		k += enc_blocks(b->len[s]);
+		e->w.boff[s + 1] = k;
 	}
 	for (int64_t s = 0; e->masks && s < b->count; s++)
 		if ((ret = enc_mask_at(e, b->len[s])))
@@ -371,7 +398,7 @@ static int enc_layer_run(mk_encoder *e, const mk_encoder_batch *b, int64_t l, in
 	double eps = e->c.layer_norm_eps, t;
 	int ret;
 
-	enc_linear(w->x, tokens, h, y->wqkv, y->bqkv, 3 * h, w->qkv);
+	enc_linear(w, b->count, b->len, w->x, h, y->wqkv, y->bqkv, 3 * h, w->qkv);
 	e->t.linear += (t = enc_now()) - *t0;
 	if ((ret = enc_attention(e, b, l)))
 		return ret;
@@ -387,15 +414,15 @@ static int enc_layer_run(mk_encoder *e, const mk_encoder_batch *b, int64_t l, in
 	}
 	if (attention_only)
 		return MK_OK;
-	enc_linear(w->ctx, tokens, h, y->wo, y->bo, h, w->tmp);
+	enc_linear(w, b->count, b->len, w->ctx, h, y->wo, y->bo, h, w->tmp);
 	e->t.linear += (t = enc_now()) - *t0;
 	mk_enc_layernorm(w->x, w->tmp, tokens, h, y->ln1_g, y->ln1_b, eps);
 	e->t.norm += (*t0 = enc_now()) - t;
-	enc_linear(w->x, tokens, h, y->wi, y->bi, in, w->inter);
+	enc_linear(w, b->count, b->len, w->x, h, y->wi, y->bi, in, w->inter);
 	e->t.linear += (t = enc_now()) - *t0;
 	mk_enc_activate(w->inter, tokens * in, e->act);
 	e->t.norm += (*t0 = enc_now()) - t;
-	enc_linear(w->inter, tokens, in, y->wf, y->bf, h, w->tmp);
+	enc_linear(w, b->count, b->len, w->inter, in, y->wf, y->bf, h, w->tmp);
 	e->t.linear += (t = enc_now()) - *t0;
 	mk_enc_layernorm(w->x, w->tmp, tokens, h, y->ln2_g, y->ln2_b, eps);
 	e->t.norm += (*t0 = enc_now()) - t;

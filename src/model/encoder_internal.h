@@ -26,6 +26,7 @@ typedef struct enc_work {
 	int64_t tokens, cells;  /* capacities: tokens, and probabilities */
 	float *x, *qkv, *ctx, *tmp, *inter, *p;
 	int64_t *off, *poff;    /* per sentence: first token, first probability */
+	int64_t *boff;          /* per sentence, and one more: first block of enc_linear's rows */
 	int64_t count;          /* capacity of off/poff */
 	uint64_t max_memory;    /* bound on the buffers */
 } enc_work;
