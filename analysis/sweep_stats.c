@@ -6,13 +6,12 @@
  * r + 1), so a disturbance of the machine falls on the kernels of one
  * repetition alike; the ratio of two kernels' times in the same repetition
  * cancels it, where the ratio of their medians would not.  Hence the
- * speed-up is the median over r of dense[r] / kernel[r], and two kernels
- * are ranked by the interquartile range of their paired ratio: above 1 or
- * below 1, one is faster in at least three repetitions out of four; across
- * 1 and narrow (MK_SWEEP_TIE), they tie; across 1 and wide, the machine was
- * too noisy to tell.  The IQR is the spread of the runs, not a confidence
- * interval of the median: more repetitions estimate it better but do not
- * narrow it.
+ * speed-up is the median over r of dense[r] / kernel[r], with the
+ * distribution-free confidence interval of a median (order statistics: no
+ * assumption about how times are spread, which on a shared machine is
+ * anything but normal).  Two kernels whose intervals overlap cannot be
+ * ranked; the interval narrows as repetitions are added, which is what the
+ * sweep's adaptive loop relies on (an interquartile range would not).
  */
 #include "config.h"
 #include <assert.h>
@@ -55,44 +54,145 @@ void mk_sweep_spread_of(const double *x, size_t n, double *work, mk_sweep_spread
 	stats_sorted(work, n, out);
 }
 
-void mk_sweep_ratio_spread(const double *num, const double *den, size_t n, double *work,
-			   mk_sweep_spread *out)
+/* The largest l whose interval [x(l), x(n + 1 - l)] (1-based order
+ * statistics) covers the median with probability >= 0.95: 1 - 2 P(B < l)
+ * for B ~ Bin(n, 1/2).  0 when n < 6 (no l qualifies); *coverage gets the
+ * coverage of l, or of l = 1 when there is none. */
+static size_t stats_ci_rank(size_t n, double *coverage)
+{
+	double below = 0.0, log_half_n = (double)n * log(0.5), lg_n = lgamma((double)n + 1.0);
+	size_t l = 0;
+
+	/* below = P(B < l + 1) as l grows */
+	for (size_t i = 0; 2 * i < n; i++) {
+		below += exp(lg_n - lgamma((double)i + 1.0) - lgamma((double)(n - i) + 1.0) +
+			     log_half_n);
+		if (below > 0.025)
+			break;
+		l = i + 1;
+		*coverage = 1.0 - 2.0 * below;
+	}
+	if (l == 0)
+		*coverage = n >= 1 ? 1.0 - 2.0 * exp(log_half_n) : 0.0;
+	return l;
+}
+
+void mk_sweep_median_ci(const double *x, size_t n, double *lo, double *hi, double *coverage)
+{
+	double cov = 0.0;
+	size_t l = stats_ci_rank(n, &cov);
+
+	if (l == 0)
+		l = 1;
+	*lo = x[l - 1];
+	*hi = x[n - l];
+	if (coverage)
+		*coverage = cov;
+}
+
+void mk_sweep_ratio_ci(const double *num, const double *den, size_t n, double *work,
+		       mk_sweep_ci *out)
 {
 	for (size_t r = 0; r < n; r++)
 		work[r] = num[r] / den[r];
-	stats_sorted(work, n, out);
+	qsort(work, n, sizeof *work, stats_cmp_double);
+	out->median = stats_quantile(work, n, 0.5);
+	mk_sweep_median_ci(work, n, &out->lo, &out->hi, NULL);
 }
 
-bool mk_sweep_unranked(const mk_sweep_spread *ratio)
+bool mk_sweep_overlap(const mk_sweep_ci *a, const mk_sweep_ci *b)
 {
-	return ratio->q1 <= 1.0 && ratio->q3 >= 1.0 && ratio->q3 - ratio->q1 > MK_SWEEP_TIE;
+	return a->lo <= b->hi && b->lo <= a->hi;
 }
 
-void mk_sweep_point_stats(const double *times, int reps, unsigned kernels, double *work,
+/* The ratio of the medians within the paired interval (a relative 1e-12
+ * for the rounding of the division). */
+static bool stats_agree(double dense, double kernel, const mk_sweep_ci *ci)
+{
+	double ratio = dense / kernel;
+	return ratio >= ci->lo * (1 - 1e-12) && ratio <= ci->hi * (1 + 1e-12);
+}
+
+void mk_sweep_point_stats(double *const *times, const int *reps, unsigned kernels, double *work,
 			  mk_sweep_stats *out)
 {
-	const double *dense = times + (size_t)MK_KERNEL_DENSE * (size_t)reps;
-	size_t n = (size_t)reps;
-	mk_sweep_spread ratio;
+	const double *dense = times[MK_KERNEL_DENSE];
+	mk_sweep_spread d;
 
 	assert(kernels & (1u << MK_KERNEL_DENSE));
 	memset(out, 0, sizeof *out);
 	for (int k = 0; k < MK_KERNEL_COUNT; k++) {
-		const double *tk = times + (size_t)k * n;
+		size_t n = (size_t)reps[k];
 		if (!(kernels & (1u << k)))
 			continue;
-		mk_sweep_spread_of(tk, n, work, &out->time[k]);
-		mk_sweep_ratio_spread(dense, tk, n, work, &out->speedup[k]);
+		assert(n >= 1 && reps[k] <= reps[MK_KERNEL_DENSE]);
+		out->reps[k] = reps[k];
+		mk_sweep_spread_of(times[k], n, work, &out->time[k]);
+		mk_sweep_spread_of(dense, n, work, &d);
+		out->dense_median[k] = d.median;
+		if (k == MK_KERNEL_DENSE) /* exactly 1, whatever rounding says */
+			out->speedup[k] = (mk_sweep_ci){1.0, 1.0, 1.0};
+		else
+			mk_sweep_ratio_ci(dense, times[k], n, work, &out->speedup[k]);
+		out->agree[k] = k == MK_KERNEL_DENSE ||
+				stats_agree(d.median, out->time[k].median, &out->speedup[k]);
 		for (int j = 0; j < k; j++) {
-			if (!(kernels & (1u << j)))
+			if (!(kernels & (1u << j)) ||
+			    !mk_sweep_overlap(&out->speedup[j], &out->speedup[k]))
 				continue;
-			mk_sweep_ratio_spread(times + (size_t)j * n, tk, n, work, &ratio);
-			if (mk_sweep_unranked(&ratio)) {
-				out->unranked[k] |= 1u << j;
-				out->unranked[j] |= 1u << k;
-			}
+			out->unranked[k] |= 1u << j;
+			out->unranked[j] |= 1u << k;
 		}
 	}
+}
+
+/* A 95% interval (from MK_SWEEP_MIN_REPS runs) within +-p of its median. */
+static bool stats_within(double median, double lo, double hi, int reps, double p)
+{
+	return reps >= MK_SWEEP_MIN_REPS && hi <= median * (1 + p) && lo >= median * (1 - p);
+}
+
+bool mk_sweep_precise(const mk_sweep_stats *st, int k, double precision)
+{
+	const mk_sweep_ci *c = &st->speedup[k];
+	return stats_within(c->median, c->lo, c->hi, st->reps[k], precision);
+}
+
+bool mk_sweep_row_precise(const mk_sweep_row *r, double precision)
+{
+	/* the CSV rounds: a relative 1e-12 keeps an interval read back precise */
+	return stats_within(r->speedup, r->speedup_lo * (1 + 1e-12), r->speedup_hi * (1 - 1e-12),
+			    r->reps, precision);
+}
+
+bool mk_sweep_all_agree(const mk_sweep_stats *st, unsigned kernels)
+{
+	for (int k = 0; k < MK_KERNEL_COUNT; k++)
+		if ((kernels & (1u << k)) && !st->agree[k])
+			return false;
+	return true;
+}
+
+double mk_sweep_baseline(const mk_sweep_row *rows, size_t n, const mk_norm *norm)
+{
+	double *v = malloc((n ? n : 1) * sizeof *v), out = 0.0;
+	size_t m = 0;
+
+	if (!v)
+		return 0.0;
+	/* one value per point: its dense row, or its first row where dense has none */
+	for (size_t k = 0; k < n; k++) {
+		const mk_sweep_row *r = &rows[k];
+		bool first = k == 0 || r->grid != r[-1].grid || r->norm != r[-1].norm;
+		if (first && (!norm || r->norm == norm))
+			v[m++] = r->dense_s;
+	}
+	if (m) {
+		qsort(v, m, sizeof *v, stats_cmp_double);
+		out = stats_quantile(v, m, 0.5);
+	}
+	free(v);
+	return out;
 }
 
 void mk_sweep_row_fill(const mk_attn_shape *s, const mk_sweep_stats *st, mk_attn_kernel k,
@@ -108,12 +208,14 @@ void mk_sweep_row_fill(const mk_attn_shape *s, const mk_sweep_stats *st, mk_attn
 	r->q1_s = st->time[k].q1;
 	r->q3_s = st->time[k].q3;
 	r->speedup = st->speedup[k].median;
-	r->speedup_q1 = st->speedup[k].q1;
-	r->speedup_q3 = st->speedup[k].q3;
-	r->dense_s = st->time[MK_KERNEL_DENSE].median;
+	r->speedup_lo = st->speedup[k].lo;
+	r->speedup_hi = st->speedup[k].hi;
+	r->dense_s = st->dense_median[k];
 	r->gflops_dense = flops * n2 / r->median_s * 1e-9;
 	r->gflops_actual = flops * cells / r->median_s * 1e-9;
 	r->max_err = max_err;
+	r->reps = st->reps[k];
+	r->agree = st->agree[k];
 	r->unranked = st->unranked[k];
-	r->rank_ok = !r->unranked;
+	r->rank_ok = !r->unranked && r->agree && r->reps >= MK_SWEEP_MIN_REPS;
 }

@@ -43,6 +43,8 @@ typedef struct mk_pattern_sweep {
 	int64_t lo;        /* the smallest value */
 	mk_sweep_hi hi;
 	bool monotone;     /* |M| non-decreasing in the value */
+	bool blocked;      /* its paper defines it by blocks: swept with block = the
+			    * sweep's tile (block=1 named by the user: by tokens) */
 	int order;         /* where mk_sweep_patterns() lists the pattern, from 1 */
 } mk_pattern_sweep;
 

@@ -2,10 +2,12 @@
  * sweep CSV reader, the shell quoting of the commands it prints, and the
  * template filling and Markdown -> HTML rendering. */
 #include "config.h"
+#include <math.h>
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "report.h"
 #include "testutil.h"
@@ -52,6 +54,12 @@ static char *slurp(const char *file)
 
 #define HEADER "pattern,param,target,achieved,tile_density,kernel,norm,backend,dtype,n,batch," \
 	       "heads,d,tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err\n"
+#define HEADER_NEW "pattern,param,target,achieved,tile_density,kernel,norm,backend,dtype,n," \
+	"batch,heads,d,tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err,q1_s,q3_s," \
+	"speedup_lo,speedup_hi,reps,dense_s,dense_baseline_s,agree,remeasured,mask,rank_ok," \
+	"noisy_vs\n"
+#define ROW_NEW "local,w=3,0.5,0.49,0.6,block,softmax,cpu,fp32,512,1,2,64,64,1,0.1,2,1,1,0," \
+	"0.9,1.1,1.9,2.1"
 
 START_TEST(sweep_reads_rows)
 {
@@ -76,6 +84,84 @@ START_TEST(sweep_reads_rows)
 }
 END_TEST
 
+/* The columns that came with the intervals, and RFC 4180 quoting (a label
+ * or mask with commas and quotes); a CSV without them reads as NaN and -1. */
+START_TEST(sweep_reads_intervals)
+{
+	rp_sweep_row *rows;
+	size_t count;
+	char reason[RP_REASON_MAX] = "";
+
+	put(path, HEADER_NEW
+	    "\"lg,\"\"x\"\"\",,0.9732,0.9732,0.88,csr,softmax,cpu,fp32,256,1,2,64,64,1e-4,9e-5,"
+	    "3.95,1,1,1e-7,9.5e-5,1.1e-4,3.85,4.15,158,4e-4,3.9e-4,1,0,\"local(w=2,dilation=1)+"
+	    "global1\",1,\n");
+	ck_assert_int_eq(rp_sweep_read(path, &rows, &count, reason, sizeof reason), MK_OK);
+	ck_assert_uint_eq(count, 1);
+	ck_assert_str_eq(rows[0].pattern, "lg,\"x\"");
+	ck_assert(rows[0].speedup_lo == 3.85 && rows[0].speedup_hi == 4.15 && rows[0].reps == 158);
+	ck_assert(rows[0].q1_s == 9.5e-5 && rows[0].q3_s == 1.1e-4 && rows[0].target == 0.9732);
+	ck_assert(rows[0].dense_s == 4e-4 && rows[0].baseline_s == 3.9e-4);
+	ck_assert(rows[0].agree == 1 && rows[0].rank_ok == 1);
+	free(rows);
+	put(path, HEADER "local,w=3,0.5,0.49,0.6,block,softmax,cpu,fp32,512,1,2,64,64,0.0004,0.0003,"
+	    "2.5,1,1,1e-7\n");
+	ck_assert_int_eq(rp_sweep_read(path, &rows, &count, reason, sizeof reason), MK_OK);
+	ck_assert(isnan(rows[0].speedup_lo) && isnan(rows[0].dense_s) && isnan(rows[0].q1_s));
+	ck_assert(rows[0].reps == -1 && rows[0].rank_ok == -1 && rows[0].agree == -1);
+	free(rows);
+}
+END_TEST
+
+/* The sweep section's table says what its CSV says: a row per non-dense
+ * kernel with its median, dense's median at that point, the speed-up and
+ * its interval, the repetitions, and why a row is not ranked. */
+START_TEST(sweep_table_agrees)
+{
+	report r = {0};
+	rp_section sec = {.slot = "sweep"};
+	char *sweeps[1] = {path};
+	char *md;
+
+	put(path, HEADER_NEW
+	    "local,w=9,0.5,0.5,0.6,dense,softmax,cpu,fp32,512,1,2,64,64,0.002,0.0019,1,1,1,0,0.0019,"
+	    "0.0021,1,1,9,0.002,0.0021,1,0,local(w=9),0,masked\n"
+	    "local,w=9,0.5,0.5,0.6,masked,softmax,cpu,fp32,512,1,2,64,64,0.00205,0.002,0.97,1,1,0,"
+	    "0.002,0.0021,0.95,1.01,6,0.002,0.0021,1,0,local(w=9),0,dense\n"
+	    "local,w=9,0.5,0.5,0.6,block,softmax,cpu,fp32,512,1,2,64,64,0.001,0.0009,1.98,1,1,0,"
+	    "0.00095,0.0011,1.95,2.02,9,0.002,0.0021,1,0,local(w=9),1,\n"
+	    "star,block=9,0.9,0.9,0.3,csr,softmax,cpu,fp32,512,1,2,64,64,0.0005,0.0004,3.1,1,1,0,"
+	    "0.00045,0.0006,3.0,3.2,12,0.002,0.0021,0,1,star(block=9),0,\n");
+	snprintf(r.out, sizeof r.out, "%s", dir);
+	for (int k = 0; k < 2; k++) {
+		char sub[4300];
+		snprintf(sub, sizeof sub, "%s/%s", dir, k ? "figures" : "tables");
+		ck_assert_int_eq(mkdir(sub, 0700), 0);
+	}
+	r.sweeps = sweeps;
+	r.nsweeps = 1;
+	r.cur = &sec;
+	ck_assert_ptr_nonnull(sec.f = open_memstream(&sec.text, &sec.len));
+	rp_section_sweep(&r);
+	fclose(sec.f);
+	md = sec.text;
+	ck_assert_ptr_nonnull(strstr(md, "| local | block | softmax | cpu fp32 | 512 | 50.0% | 1.000 | "
+				 "2.000 | 1.98× [1.95, 2.02] | 9 | yes |\n"));
+	ck_assert_ptr_nonnull(strstr(md, "| local | masked | softmax | cpu fp32 | 512 | 50.0% | 2.050 "
+				 "| 2.000 | 0.97× [0.95, 1.01] | 6 | no (intervals overlap) |\n"));
+	ck_assert_ptr_nonnull(strstr(md, "| star | csr | softmax | cpu fp32 | 512 | 90.0% | 0.500 | "
+				 "2.000 | 3.10× [3.00, 3.20] | 12 | no (medians disagree) |\n"));
+	ck_assert_ptr_null(strstr(md, "| dense |"));
+	free(md);
+	for (int k = 0; k < r.nitems; k++) {
+		free(r.items[k]->file);
+		free(r.items[k]->section);
+		free(r.items[k]);
+	}
+	free(r.items);
+}
+END_TEST
+
 /* Each malformed file is refused with its line and the problem named. */
 START_TEST(sweep_refuses_malformed)
 {
@@ -96,6 +182,13 @@ START_TEST(sweep_refuses_malformed)
 		 "line 2: an empty"},
 		{HEADER "local,w=3,0.5,0.49,0.6,block,softmax,cpu,fp32,512,1,2,64,64,1,0.1,-2,1,1,0\n",
 		 "line 2: speedup '-2'"},
+		{HEADER "\"local,w=3,0.5,0.49,0.6,block,softmax,cpu,fp32,512,1,2,64,64,1,0.1,2,1,1,0\n",
+		 "line 2: a different number of fields"},
+		{HEADER "\"lo\"cal,w=3,0.5,0.49,0.6,block,softmax,cpu,fp32,512,1,2,64,64,1,0.1,2,1,1,0\n",
+		 "line 2: a different number of fields"},
+		{HEADER_NEW ROW_NEW ",x,1,1,1,0,m,1,\n", "line 2: reps 'x' is not a count"},
+		{HEADER_NEW ROW_NEW ",6,1,1,2.5,0,m,1,\n", "line 2: agree '2.5' is not a count"},
+		{HEADER_NEW ROW_NEW ",6,fast,1,1,0,m,1,\n", "line 2: dense_s 'fast' is not a number"},
 	};
 
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
@@ -236,6 +329,8 @@ static Suite *report_suite(void)
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, sweep_reads_rows);
+	tcase_add_test(t, sweep_reads_intervals);
+	tcase_add_test(t, sweep_table_agrees);
 	tcase_add_test(t, sweep_refuses_malformed);
 	tcase_add_test(t, sweep_missing_file);
 	tcase_add_test(t, command_quoting);

@@ -20,7 +20,12 @@ extern "C" {
  * tensors and its output checked against a double-precision reference. */
 
 /* The parameter a sweep varies for pattern ("w" for local, "block" for star
- * ...), or NULL when the pattern has none that a sweep can vary. */
+ * ...), or NULL when the pattern has none that a sweep can vary.  pattern
+ * is a name ("bigbird") or a name with other parameters fixed
+ * ("bigbird(r=3,block=1)"); one that fixes the varied parameter itself
+ * ("local(w=3)") is a fixed mask (NULL).  Patterns their papers define by
+ * blocks (bigbird) are swept in that form, block = the sweep's tile, unless
+ * block= is given ("bigbird(block=1)": the token-level form). */
 const char *mk_sweep_param(const char *pattern);
 /* The patterns a sweep can vary, comma-separated. */
 const char *mk_sweep_patterns(void);
@@ -36,6 +41,12 @@ typedef struct mk_sweep_point {
 /* Absolute tolerance of a kernel's output computed in t with O(1) inputs
  * (fp32 1e-4, fp16 1e-2, bf16 5e-2); 0 for a value outside the enum. */
 double mk_compute_tolerance(mk_compute t);
+
+/* Defaults of the adaptive repetitions (mk_sweep_opts). */
+#define MK_SWEEP_MIN_REPS 6      /* the fewest with a 95% interval of a median */
+#define MK_SWEEP_MAX_REPS 200
+#define MK_SWEEP_PRECISION 0.05  /* +-5% */
+#define MK_SWEEP_MAX_TIME 1.0    /* seconds of timed runs per point */
 
 typedef struct mk_sweep_opts {
 	/* each a pattern a sweep can vary (mk_sweep_param: solved for every
@@ -55,8 +66,16 @@ typedef struct mk_sweep_opts {
 	mk_attn_shape shape;   /* batch, heads, n, d */
 	mk_compute dtype;      /* compute type; 0 is MK_COMPUTE_FP32 */
 	int device;            /* of a GPU backend (0 = the first) */
-	int64_t tile;
-	int reps;              /* timed runs of each kernel after its warm-up */
+	int64_t tile;          /* of the block kernels, and the block of the patterns
+				* their papers define by blocks (bigbird) */
+	/* Repetitions, as Google Benchmark and hyperfine adapt theirs: warmup
+	 * untimed runs of every kernel (at least 1: the first also checks the
+	 * output), then at least min_reps (>= 1) timed ones, then more until
+	 * every speed-up's 95% interval lies within +-precision of its median,
+	 * max_reps are done or the timed runs of the point have taken max_time
+	 * seconds (0: no limit).  max_reps <= min_reps: exactly min_reps. */
+	int warmup, min_reps, max_reps;
+	double precision, max_time;
 	uint64_t seed;         /* tensors and random patterns */
 	uint64_t max_memory;   /* 0 = MK_DEFAULT_MAX_MEMORY */
 	/* this share of the (pattern, target) grid: point p * ntargets + t when
@@ -68,11 +87,20 @@ typedef struct mk_sweep_opts {
 } mk_sweep_opts;
 
 /* One result.  At each point (a mask and normalisation) every kernel runs
- * once to warm up, then the timed runs are interleaved, repetition by
+ * warmup times, then the timed runs are interleaved, repetition by
  * repetition (dense, masked, block, csr, dense, ...), so that a disturbance
- * of the machine falls on every kernel alike.  dense ignores the mask but is
- * timed at every point (its row has |M| = n^2 in gflops_actual), also when
- * it is not among the kernels: it is the reference of speedup. */
+ * of the machine falls on every kernel of a repetition alike and the ratio
+ * of two kernels' times in one repetition cancels it.  dense ignores the
+ * mask but is timed at every point, also when it is not among the kernels:
+ * it is the reference of speedup.
+ *
+ * speedup is the median over repetitions r of dense[r] / kernel[r], and
+ * [speedup_lo, speedup_hi] its distribution-free 95% confidence interval
+ * (order statistics of the reps ratios, mk_sweep_median_ci).  The ratio of
+ * the medians dense_s / median_s falls in that interval when the
+ * repetitions were disturbed alike; when it does not (a slowdown hit dense
+ * in more repetitions than the kernel), the point is measured again once,
+ * and if it still does not, agree is false. */
 typedef struct mk_sweep_row {
 	const char *pattern, *param;        /* param NULL: a fixed mask (target = its sparsity) */
 	int64_t grid;                       /* p * ntargets + t: pattern p, target t */
@@ -82,34 +110,54 @@ typedef struct mk_sweep_row {
 	const mk_norm *norm;
 	double median_s, min_s;
 	double q1_s, q3_s;                  /* quartiles of the timed runs */
-	/* paired: the median and quartiles over repetitions r of
-	 * dense[r] / kernel[r] (1 for dense) */
-	double speedup, speedup_q1, speedup_q3;
+	double speedup, speedup_lo, speedup_hi; /* 1, 1, 1 for dense */
 	double dense_s;                     /* dense's median at this point */
 	double gflops_dense, gflops_actual; /* 4BHn^2d and 4BH|M|d over the median */
 	double max_err;                     /* against the reference */
-	/* bit (1u << k): the kernels k timed at this point that this one cannot
-	 * be ranked against (the spread of their paired ratio straddles 1 and
-	 * is wider than MK_SWEEP_TIE); rank_ok when there is none */
+	int reps;                           /* timed repetitions of the point */
+	bool agree;                         /* dense_s / median_s within the interval */
+	bool remeasured;                    /* the first measurement disagreed */
+	/* bit (1u << k): the kernels k timed at this point whose speed-up
+	 * interval overlaps this one's (dense's is [1, 1]): they cannot be
+	 * ranked against it.  rank_ok when there is none, the medians agree
+	 * and reps >= MK_SWEEP_MIN_REPS (fewer have no 95% interval). */
 	unsigned unranked;
 	bool rank_ok;
 } mk_sweep_row;
 
-/* Two kernels whose paired ratio's interquartile range contains 1 and spans
- * more than this cannot be ranked; a narrower range is a tie. */
-#define MK_SWEEP_TIE 0.05
+/* Whether a row's interval lies within +-precision of its speed-up, from
+ * at least MK_SWEEP_MIN_REPS runs: the rule that stops a point's runs. */
+bool mk_sweep_row_precise(const mk_sweep_row *r, double precision);
 
 /* The name of pattern p's rows: its label, else the pattern itself. */
 const char *mk_sweep_label(const mk_sweep_opts *o, size_t p);
 
+/* The 95% confidence interval of the median of sorted x[0..n): the order
+ * statistics x[l - 1] and x[n - l] with the largest l whose binomial
+ * coverage 1 - 2 P(Bin(n, 1/2) < l) is at least 0.95 (Hahn and Meeker,
+ * Statistical Intervals, 5.2); for n < 6, which has none, the minimum and
+ * maximum (coverage 1 - 2^(1 - n)).  *coverage (may be NULL) gets the
+ * interval's exact coverage. */
+void mk_sweep_median_ci(const double *x, size_t n, double *lo, double *hi, double *coverage);
+
+/* The dense baseline of a sweep's rows for one normalisation (the rows'
+ * norm pointer; NULL: all):
+ * the median over the points of dense's median there.  Every point times
+ * dense beside its kernels; this one figure for the whole run is what a
+ * plot or summary shows as dense.  0 when there are no rows. */
+double mk_sweep_baseline(const mk_sweep_row *rows, size_t n, const mk_norm *norm);
+
 /* The memory a sweep needs at its densest target (tensors, mask, layout). */
 int mk_sweep_check_memory(const mk_sweep_opts *o);
-/* Runs the sweep, calling row() for each result (its non-zero return stops
- * the sweep and is returned).  A kernel whose error exceeds the dtype's
+/* Runs the sweep: *rows (malloc'd, free() them; NULL on failure) gets
+ * *nrows results in order (pattern, target, norm, kernel).  They come once
+ * every point is measured: a point whose dense median is more than 20% off
+ * the run's baseline (the machine was in another state while it ran) is
+ * first measured again, and keeps the measurement whose dense time is
+ * nearer the baseline (remeasured).  A kernel whose error exceeds the dtype's
  * tolerance stops it with MK_EINTERNAL and a message naming the pattern,
  * parameter, kernel and normalisation. */
-int mk_sweep_run(const mk_sweep_opts *o, int (*row)(const mk_sweep_row *r, void *arg),
-		 void *arg);
+int mk_sweep_run(const mk_sweep_opts *o, mk_sweep_row **rows, size_t *nrows);
 
 #ifdef __cplusplus
 }

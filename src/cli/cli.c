@@ -288,30 +288,6 @@ int cli_mask_opt_format(void *opts, const char *arg)
 	return MK_OK;
 }
 
-int cli_sparsity(const char *s, const char *opt, double *out)
-{
-	size_t len = strlen(s);
-	bool pct = len > 1 && s[len - 1] == '%';
-	char num[64], *end;
-	double v;
-
-	snprintf(num, sizeof num, "%.*s", (int)(pct ? len - 1 : len), s);
-	errno = 0;
-	v = strtod(num, &end);
-	if (!*num || *end || errno || !isfinite(v) || len >= sizeof num)
-		return mk_error_set(MK_EINVAL, "%s expects a fraction in [0, 1] or a percentage "
-				    "('25%%'), got '%s'", opt, s);
-	if (pct)
-		v /= 100;
-	if (v > 1 && v <= 100 && !pct)
-		return mk_error_set(MK_EINVAL, "%s is a fraction in [0, 1], got '%s' (did you mean "
-				    "%g or %s%%?)", opt, s, v / 100, s);
-	if (v < 0 || v > 1)
-		return mk_error_set(MK_EINVAL, "%s must be in [0, 1] (0%% to 100%%), got '%s'", opt, s);
-	*out = v;
-	return MK_OK;
-}
-
 /* Appends the first len bytes of s to buf (cap bytes, NUL-terminated); false
  * when it does not fit. */
 static bool cli_append(char *buf, size_t cap, size_t *used, const char *s, size_t len)

@@ -97,9 +97,20 @@ int cli_mask_opt_format(void *opts, const char *arg);
 		     "of the kv_len positions, as with a KV cache (default: square)")
 /* A command's init when its options struct starts with a cli_mask_opts. */
 int cli_mask_init(void *opts);
-/* A sparsity value: a fraction in [0, 1], or a percentage written with '%'
- * ("25%"); 10 without '%' is refused with a hint (did you mean 0.1 or 10%?). */
-int cli_sparsity(const char *s, const char *opt, double *out);
+/* Sparsity values, the one parser of every --sparsity (cli_sparsity.c): S,
+ * S1,S2,... or A..B[:STEP] (B included, STEP 10%), at most cap of them, as
+ * fractions in out.  A number written N% is a percentage; the bare numbers
+ * of s are read together: percentages when any of them is above 1 (10..90
+ * is 10%..90%), else fractions (0.1..0.9).  A bare number above 1 beside an
+ * N% is refused with a hint.  Errors name opt. */
+int cli_sparsities(const char *s, const char *opt, double *out, size_t cap, size_t *count);
+/* The rule, for the notes of --help. */
+#define CLI_SPARSITY_NOTE                                                                        \
+	"Sparsities: one value S, a list S1,S2,... or a range A..B[:STEP] (B included;\n"        \
+	"STEP 10%).  A number written N% is a percentage.  The bare numbers of one\n"           \
+	"--sparsity are read together: if any is above 1 they are all percentages\n"           \
+	"(10..90 is 10%..90%, 1..99 is 1%..99%), else all fractions (0.1..0.9, 0.5,1).\n"      \
+	"A bare number above 1 beside an N% (10%..90) is refused.\n"
 
 void cli_mask_defaults(cli_mask_opts *o);
 

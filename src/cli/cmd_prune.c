@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmd_sweep.h" /* sweep_targets */
+#include "cli.h"
 
 #define PRUNE_MAX_LEVELS 1000
 #define PRUNE_NAME_LEN 16 /* "0.10" and a margin */
@@ -41,7 +41,7 @@ typedef struct prune_job {
 static int prune_opt_sparsity(void *opts, const char *arg)
 {
 	prune_opts *o = opts;
-	return sweep_targets(arg, "--sparsity", o->levels, PRUNE_MAX_LEVELS, &o->nlevels);
+	return cli_sparsities(arg, "--sparsity", o->levels, PRUNE_MAX_LEVELS, &o->nlevels);
 }
 
 static int prune_opt_tau(void *opts, const char *arg)
@@ -58,8 +58,8 @@ static int prune_opt_tau(void *opts, const char *arg)
 
 static const struct cli_opt prune_table[] = {
 	CLI_OPT_CALL("sparsity", 0, prune_opt_sparsity, "S",  NULL,
-		     "target sparsity 1 - |M|/n^2: S, S1,S2,... or A..B[:STEP] (STEP 0.1), each a "
-		     "fraction in [0, 1] or a percentage (90%); each level is pruned from P"),
+		     "target sparsity 1 - |M|/n^2: S, S1,S2,... or A..B[:STEP], percentages (90, "
+		     "50..90:20, 90%) or fractions (0.9); each level is pruned from P (see below)"),
 	CLI_OPT_FILE("output", 'o', prune_opts, out, "FILE",
 		     "the output; with several levels it must hold '{}' (see below)"),
 	CLI_OPT_FLAG("structured", 0, prune_opts, structured,
@@ -441,12 +441,10 @@ const struct mk_cmd mk_cmd_prune = {
 "'expected' is 1 - the mean of sigmoid(alpha).  The noise of head h, row i\n"
 "comes from maskkit's generator keyed by (seed, h n + i), so a seed gives the\n"
 "same mask on any number of threads.\n",
-	.notes =
-"Sparsities are fractions in [0, 1] or percentages written with '%': 0.9, 90%,\n"
-"0.5,0.9 and 0.1..0.9 (nine levels; 10%..90%:20% five) are levels; a bare 90\n"
-"is refused (did you mean 0.9 or 90%?).  With several levels -o must hold\n"
-"'{}', replaced by the level with two decimals (mask-{}.h5: mask-0.10.h5, ...);\n"
-"levels that print alike are an error.\n"
+	.notes = CLI_SPARSITY_NOTE
+"So 90, 90% and 0.9 are one level, and 10..90 (or 0.1..0.9) nine.  With\n"
+"several levels -o must hold '{}', replaced by the level with two decimals\n"
+"(mask-{}.h5: mask-0.10.h5, ...); levels that print alike are an error.\n"
 "\n"
 "Prints per level and head the achieved sparsity, the cells kept, the\n"
 "diagonals kept (--structured) and whether the mask is Toeplitz.  All masks\n"
@@ -454,6 +452,6 @@ const struct mk_cmd mk_cmd_prune = {
 "temporary name and renamed, so a failure leaves an existing file intact.\n",
 	.examples =
 "  maskkit prune attn.h5:/importance --sparsity 0.9 -o dam_u.h5\n"
-"  maskkit prune p.npy --structured --sparsity 50%..90%:20% -o 'dam_s-{}.h5' --json\n"
+"  maskkit prune p.npy --structured --sparsity 50..90:20 -o 'dam_s-{}.h5' --json\n"
 "  maskkit prune alpha.npy --gumbel --seed 7 -o sample.h5\n",
 };

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "attn_backend.h"
@@ -24,75 +25,24 @@ static const char *const sweep_backends[] = {"auto", "cpu", "cuda", NULL};
 static const char *const sweep_dtypes[] = {"fp32", "fp16", "bf16", NULL};
 static const int sweep_dtype_values[] = {MK_COMPUTE_FP32, MK_COMPUTE_FP16, MK_COMPUTE_BF16};
 
-/* ---- target sparsities ---------------------------------------------------------- */
-
-/* s[0..len), one value of the option's text `all`. */
-static int sweep_value(const char *all, const char *s, size_t len, const char *opt, double *out)
-{
-	char buf[64];
-
-	if (len == 0 || len >= sizeof buf)
-		return mk_error_set(MK_EINVAL, "%s expects S, S1,S2,... or A..B[:STEP] (fractions or "
-				    "percentages), got '%s'", opt, all);
-	snprintf(buf, sizeof buf, "%.*s", (int)len, s);
-	return cli_sparsity(buf, opt, out);
-}
-
-/* "A..B[:STEP]": A, A + STEP, ... up to B.  Each value is a product, not a
- * running sum, rounded to 1e-12 so that 0.1..0.9 gives 0.3, not 0.3 + 4e-17
- * (the values 30% or 0.3 give). */
-static int sweep_range(const char *s, const char *dots, const char *opt, double *out, size_t cap,
-		       size_t *count)
-{
-	const char *colon = strchr(dots + 2, ':'), *end = s + strlen(s);
-	double a, b, step = 0.1, steps;
-	int ret;
-
-	if ((ret = sweep_value(s, s, (size_t)(dots - s), opt, &a)) ||
-	    (ret = sweep_value(s, dots + 2, (size_t)((colon ? colon : end) - dots - 2), opt, &b)) ||
-	    (colon && (ret = sweep_value(s, colon + 1, (size_t)(end - colon - 1), opt, &step))))
-		return ret;
-	if (!(step > 0.0))
-		return mk_error_set(MK_EINVAL, "%s's STEP must be positive, got '%s'", opt, colon + 1);
-	if (a > b)
-		return mk_error_set(MK_EINVAL, "%s range '%s' runs downwards", opt, s);
-	steps = floor((b - a) / step + 1e-9);
-	if (steps + 1.0 > (double)cap)
-		return mk_error_set(MK_ERANGE, "%s '%s' makes more than %zu values", opt, s, cap);
-	*count = (size_t)steps + 1;
-	for (size_t k = 0; k < *count; k++)
-		out[k] = fmin(round((a + (double)k * step) * 1e12) / 1e12, b);
-	return MK_OK;
-}
-
-int sweep_targets(const char *s, const char *opt, double *out, size_t cap, size_t *count)
-{
-	const char *dots = strstr(s, ".."), *p = s;
-	int ret;
-
-	*count = 0;
-	if (dots)
-		return sweep_range(s, dots, opt, out, cap, count);
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		if (*count == cap)
-			return mk_error_set(MK_ERANGE, "%s lists more than %zu values", opt, cap);
-		if ((ret = sweep_value(s, p, comma ? (size_t)(comma - p) : strlen(p), opt,
-				       &out[*count])))
-			return ret;
-		++*count;
-		if (!comma)
-			return MK_OK;
-		p = comma + 1;
-	}
-}
-
 /* ---- options ---------------------------------------------------------------------- */
 
 static int sweep_opt_sparsity(void *opts, const char *arg)
 {
 	sweep_cli *c = opts;
-	return sweep_targets(arg, "--sparsity", c->targets, SWEEP_MAX_TARGETS, &c->s.ntargets);
+	return cli_sparsities(arg, "--sparsity", c->targets, SWEEP_MAX_TARGETS, &c->s.ntargets);
+}
+
+/* One value by the sparsity rule: 0.05, 5% and 5 are all 5%. */
+static int sweep_opt_precision(void *opts, const char *arg)
+{
+	sweep_cli *c = opts;
+	size_t count;
+
+	if (strchr(arg, ',') || strstr(arg, ".."))
+		return mk_error_set(MK_EINVAL, "--precision takes one value (0.05 or 5%%), got '%s'",
+				    arg);
+	return cli_sparsities(arg, "--precision", &c->s.precision, 1, &count);
 }
 
 /* A string option with a default. */
@@ -105,9 +55,9 @@ static const struct cli_opt sweep_table[] = {
 		       "the masks: a pattern named alone is solved for each target; any other "
 		       "expression or mask file (local2+global1, causal, m.npy) is one point at "
 		       "its own sparsity; LABEL=MASK names the rows"),
-	CLI_OPT_CALL("sparsity", 0, sweep_opt_sparsity, "S", "0.1..0.9",
-		     "target sparsities, A..B[:STEP] (STEP 0.1) or S1,S2,...: fractions in [0, 1] "
-		     "or percentages, as 10%..90%"),
+	CLI_OPT_CALL("sparsity", 0, sweep_opt_sparsity, "S", "10..90",
+		     "target sparsities, A..B[:STEP] (STEP 10%) or S1,S2,...: percentages (10..90, "
+		     "10%..90%) or fractions (0.1..0.9); see below"),
 	CLI_OPT_INT("n", 'n', sweep_cli, s.shape.n, "N", 1, MK_N_MAX, "1024", "sequence length"),
 	CLI_OPT_INT("batch", 0, sweep_cli, s.shape.batch, "B", 1, 4096, "1", "batch size"),
 	CLI_OPT_INT("heads", 0, sweep_cli, s.shape.heads, "H", 1, 4096, "4", "heads"),
@@ -124,9 +74,20 @@ static const struct cli_opt sweep_table[] = {
 	SWEEP_OPT_LIST("norm", norms_arg, "NORM,...", "softmax",
 		       "normalisations, of softmax, dnas, hnas:U, sinkhorn:K"),
 	CLI_OPT_INT("tile", 0, sweep_cli, s.tile, "B", 1, MK_N_MAX, "64",
-		    "tile size of the block kernels"),
-	CLI_OPT_INT("reps", 0, sweep_cli, reps, "R", 1, 1000, "5",
-		    "timed runs of each kernel per point, interleaved (1: no spread to judge)"),
+		    "tile size of the block kernels, and the block of bigbird's block form"),
+	CLI_OPT_CALL("precision", 0, sweep_opt_precision, "P", "5%",
+		     "repeat a point until every speed-up's 95% interval is within +-P of it"),
+	CLI_OPT_DOUBLE("max-time", 0, sweep_cli, s.max_time, "S", 0, 3600, 0, "0.6",
+		       "stop repeating a point once its timed runs took S seconds (0: no limit)"),
+	CLI_OPT_INT("min-reps", 0, sweep_cli, min_reps, "R", 1, 100000, "6",
+		    "timed runs of each kernel per point at least (6: the fewest with a 95% "
+		    "interval)"),
+	CLI_OPT_INT("max-reps", 0, sweep_cli, max_reps, "R", 1, 100000, "200",
+		    "timed runs of each kernel per point at most"),
+	CLI_OPT_INT("reps", 0, sweep_cli, reps, "R", 1, 100000, NULL,
+		    "exactly R timed runs per point (--min-reps R --max-reps R: no adapting)"),
+	CLI_OPT_INT("warmup", 0, sweep_cli, warmup, "W", 1, 1000, "1",
+		    "untimed runs of each kernel per point first (the first checks the output)"),
 	CLI_OPT_UINT("seed", 0, sweep_cli, s.seed, "SEED", "0", "seed of the tensors and random patterns"),
 	CLI_OPT_SIZE("max-memory", 0, sweep_cli, s.max_memory, "SIZE", "4G",
 		     "limit for tensors and masks"),
@@ -134,9 +95,11 @@ static const struct cli_opt sweep_table[] = {
 		     "the table to F: .csv, or .json (the machine in a \"machine\" object)"),
 	CLI_OPT_OUT("csv", 0, sweep_cli, csv, "FILE", "the CSV table to FILE ('-': standard output)"),
 	CLI_OPT_FLAG("json", 0, sweep_cli, json, "the table as JSON on standard output"),
+	CLI_OPT_FLAG("quiet", 'q', sweep_cli, quiet, "no progress and no summary: only the tables "
+		     "asked for (and warnings)"),
 	CLI_OPT_FILE("png", 0, sweep_cli, png, "FILE.png",
-		     "time against achieved sparsity, a line per (pattern, kernel) and dense as "
-		     "the reference (gnuplot)"),
+		     "time and speed-up (bars: quartiles, 95% interval) against achieved "
+		     "sparsity, a line per (pattern, kernel), as the report draws it (gnuplot)"),
 	CLI_OPT_OLD("plot", "png"),
 	CLI_OPT_END,
 };
@@ -300,7 +263,18 @@ static int sweep_validate(sweep_cli *c, const cli_args *a)
 	c->device_given = cli_given(a, "device");
 	c->s.dtype = (mk_compute)c->dtype;
 	c->s.device = (int)c->device;
-	c->s.reps = (int)c->reps;
+	c->s.warmup = (int)c->warmup;
+	if (cli_given(a, "reps")) {
+		if (cli_given(a, "min-reps") || cli_given(a, "max-reps"))
+			return cli_usage_error(&mk_cmd_sweep, "--reps is exact: give it or "
+					       "--min-reps/--max-reps, not both");
+		c->min_reps = c->max_reps = c->reps;
+	} else if (c->max_reps < c->min_reps) {
+		return cli_usage_error(&mk_cmd_sweep, "--max-reps %" PRId64 " is below --min-reps %"
+				       PRId64, c->max_reps, c->min_reps);
+	}
+	c->s.min_reps = (int)c->min_reps;
+	c->s.max_reps = (int)c->max_reps;
 	if ((ret = sweep_lists(c)) || (ret = sweep_backend(c)) || (ret = sweep_check_outputs(c)))
 		return ret;
 	if (c->s.tile > c->s.shape.n && c->s.shape.n >= 64)
@@ -314,35 +288,38 @@ static int sweep_validate(sweep_cli *c, const cli_args *a)
 
 /* ---- progress and results ---------------------------------------------------- */
 
+static double sweep_clock(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Progress on stderr: one line per step in a log, one updating line with
+ * a bar and the time left on a terminal. */
 static void sweep_show(int64_t done, int64_t total, const char *what, void *arg)
 {
-	const sweep_cli *c = arg;
-	int width = 30, full = total ? (int)(width * done / total) : width;
+	sweep_cli *c = arg;
+	int width = 24, full = total ? (int)(width * done / total) : width;
+	double now = sweep_clock(), left;
+	char eta[32] = "";
 
+	if (c->quiet)
+		return;
+	if (done == 0 || c->started == 0)
+		c->started = now;
+	left = done > 0 ? (now - c->started) * (double)(total - done) / (double)done : 0;
+	if (done > 0 && done < total)
+		snprintf(eta, sizeof eta, " ~%.0f s left", ceil(left));
 	if (!c->tty) {
 		fprintf(stderr, "maskkit: sweep %" PRId64 "/%" PRId64 ": %s\n", done, total, what);
 		return;
 	}
-	fprintf(stderr, "\r\033[Kmaskkit: sweep [%.*s%*s] %" PRId64 "/%" PRId64 " %.60s", full,
-		"##############################", width - full, "", done, total, what);
+	fprintf(stderr, "\r\033[Kmaskkit: sweep [%.*s%*s] %" PRId64 "/%" PRId64 "%s %.48s", full,
+		"########################", width - full, "", done, total, eta, what);
 	if (done >= total)
 		fputc('\n', stderr);
 	fflush(stderr);
-}
-
-static int sweep_keep(const mk_sweep_row *r, void *arg)
-{
-	sweep_cli *c = arg;
-	if (c->nrows == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		mk_sweep_row *p = realloc(c->rows, cap * sizeof *p);
-		if (!p)
-			return mk_error_set(MK_ENOMEM, "out of memory for the results");
-		c->rows = p;
-		c->cap = cap;
-	}
-	c->rows[c->nrows++] = *r;
-	return MK_OK;
 }
 
 /* ---- the command ------------------------------------------------------------- */
@@ -379,43 +356,31 @@ static int sweep_collect(sweep_cli *c)
 	return MK_OK;
 }
 
-/* One line on stderr when some points (a mask and norm: consecutive rows)
- * have kernels that cannot be ranked (rank_ok 0). */
-static void sweep_warn_noisy(const sweep_cli *c)
-{
-	size_t points = 0, noisy = 0;
-	bool flagged = false;
-
-	for (size_t k = 0; k < c->nrows; k++) {
-		const mk_sweep_row *r = &c->rows[k];
-		if (k == 0 || r->grid != r[-1].grid || r->norm != r[-1].norm) {
-			points++;
-			flagged = false;
-		}
-		if (!r->rank_ok && !flagged) {
-			noisy++;
-			flagged = true;
-		}
-	}
-	if (noisy)
-		fprintf(stderr, "maskkit: warning: %zu of %zu points too noisy to rank (rank_ok 0); "
-			"rerun with more --reps or on a quiet machine\n", noisy, points);
-}
-
 static int sweep_run_all(sweep_cli *c)
 {
-	int ret = mk_par_agree(mk_sweep_run(&c->s, sweep_keep, c), NULL);
+	int ret = mk_par_agree(mk_sweep_run(&c->s, &c->rows, &c->nrows), NULL);
 
 	if (ret == MK_OK)
 		ret = sweep_collect(c);
 	mk_par_done();
 	if (ret || mk_par_rank() != 0)
 		return ret;
+	for (size_t ni = 0; ni < c->s.nnorms; ni++)
+		c->baseline[ni] = mk_sweep_baseline(c->rows, c->nrows, &c->norms[ni]);
 	if ((ret = sweep_write(c)))
 		return ret;
 	if (c->png && (ret = sweep_plot(c)))
 		return ret;
-	sweep_warn_noisy(c);
+	/* standard output carries the summary unless it carries the table */
+	if (c->quiet)
+		;
+	else if (!c->json && !(c->csv && !strcmp(c->csv, "-")))
+		sweep_summary(c, stdout);
+	else
+		sweep_summary(c, stderr);
+	if (!c->quiet && !c->out && !c->csv && !c->json)
+		printf("\nevery kernel's row: -o FILE.csv (or .json); a figure: --png FILE.png\n");
+	sweep_summary_warn(c);
 	return MK_OK;
 }
 
@@ -466,35 +431,48 @@ const struct mk_cmd mk_cmd_sweep = {
 	.synopsis = "[--patterns P,...] [--sparsity A..B[:S]] [--n N] [--batch B]\n"
 		     " [--heads H] [--head-dim D] [--dtype fp32|fp16|bf16]\n"
 		     " [--backend auto|cpu|cuda] [--device N] [--kernels K,...]\n"
-		     " [--norm NORM,...] [--tile B] [--reps R] [-o OUT.csv|OUT.json]\n"
-		     " [--csv FILE] [--json] [--png FILE.png]",
+		     " [--norm NORM,...] [--tile B] [--precision P] [--max-time S]\n"
+		     " [--min-reps R] [--max-reps R | --reps R] [--warmup W]\n"
+		     " [-o OUT.csv|OUT.json] [--csv FILE] [--json] [--png FILE.png] [-q]",
 	.opts = sweep_table,
 	.opts_size = sizeof(sweep_cli),
 	.exec = sweep_exec,
 	.description =
-"What does a mask cost compared with dense attention?  For each pattern and\n"
-"target sparsity, the pattern's size parameter is solved for the achievable\n"
-"sparsity nearest the target (|M| measured exactly):\n"
-"  local w, bigbird w (r = 2, g = 2), longformer w (g = 2), random size,\n"
-"  global g (binary search: |M| grows with them); strided l, fixed l (c = 1),\n"
-"  logsparse block, star block, diag block (every value scanned).\n"
-"Each kernel then runs on random tensors in [-1, 1), once to warm up, and\n"
-"its output is checked against masked attention in double precision (all\n"
-"rows for n <= 512, else 64 rows spread over each (batch, head)).  An error\n"
-"above the dtype's tolerance (fp32: 1e-4) stops the sweep with exit status\n"
-"1, naming the pattern and kernel.  Then the R timed runs are interleaved:\n"
-"repetition r of every kernel (dense, masked, block, csr) before repetition\n"
-"r + 1, so that a disturbance of a busy machine falls on all of them alike.\n"
-"Each row gives the median, minimum and quartiles of its kernel's runs.\n"
+"Does a mask pay off against dense attention, and with which kernel?  For\n"
+"each pattern and target sparsity, the pattern's size parameter is solved\n"
+"for the achievable sparsity nearest the target (|M| measured exactly):\n"
+"  local w, bigbird w (r = 2, g = 2; in blocks of the tile, as in its paper),\n"
+"  longformer w (g = 2), random size, global g (binary search: |M| grows\n"
+"  with them); strided l, fixed l (c = 1), logsparse block, star block,\n"
+"  diag block (every value scanned).\n"
+"A pattern may fix its other parameters, 'bigbird(r=3)'; 'bigbird(block=1)'\n"
+"sweeps BigBird by tokens.  Each kernel runs on random tensors in [-1, 1),\n"
+"--warmup times untimed, the first checked against masked attention in\n"
+"double precision (all rows for n <= 512, else 64 rows spread over each\n"
+"(batch, head)); an error above the dtype's tolerance (fp32: 1e-4) stops\n"
+"the sweep with exit status 1, naming the pattern and kernel.\n"
 "\n"
-"dense ignores the mask but is timed at every point, with the others (also\n"
-"when --kernels leaves it out): speedup is paired, the median over r of\n"
-"dense[r] / kernel[r], with its quartiles.  A kernel whose paired ratio with\n"
-"another has an interquartile range containing 1 and wider than 0.05 cannot\n"
-"be ranked against it (a narrower one is a tie): noisy_vs names those\n"
-"kernels, rank_ok is 0, and a warning on stderr counts such points.\n"
-"Throughput is given dense-equivalent (4BHn^2d flops) and actual (4BH|M|d;\n"
-"n^2 for dense).\n"
+"Then the timed runs are interleaved: repetition r of every kernel (dense,\n"
+"masked, block, csr) before repetition r + 1, so that a disturbance of the\n"
+"machine falls on all of them alike.  dense ignores the mask but is timed at\n"
+"every point, also when --kernels leaves it out.  The speed-up is paired:\n"
+"the median over repetitions r of dense[r] / kernel[r], with its 95%\n"
+"confidence interval, distribution-free: the order statistics of the R\n"
+"ratios that cover the median with probability >= 0.95 under Bin(R, 1/2)\n"
+"(R = 6: the smallest and largest; R = 20: the 6th and 15th).  A point\n"
+"repeats, from --min-reps, until every interval is within +-P of its\n"
+"speed-up, or --max-reps runs, or its timed runs took --max-time seconds.\n"
+"\n"
+"The ratio of the two medians shown in a row, dense_s / median_s, must fall\n"
+"in that interval; when it does not (a disturbance hit dense in more\n"
+"repetitions than the kernel), the point is measured again from scratch, and\n"
+"if it still does not, agree is 0.  Two kernels whose intervals overlap\n"
+"cannot be ranked (dense's is [1, 1]): noisy_vs names them and rank_ok is 0,\n"
+"as it is for agree 0 or fewer than 6 runs.  dense_baseline_s is one dense\n"
+"time for the whole run: the median over the points of dense's median.  A\n"
+"point whose dense median is more than 20% off it ran while the machine was\n"
+"in another state: it is measured again at the end and keeps the measurement\n"
+"nearer the baseline (remeasured 1).\n"
 "\n"
 "Any other mask is timed as it is, as one point at its own sparsity (its\n"
 "target is that sparsity and its param empty): an expression\n"
@@ -502,19 +480,28 @@ const struct mk_cmd mk_cmd_sweep = {
 "(m.npy, m.h5:/mask, of n x n) or an expression over files.  LABEL=MASK\n"
 "names its rows (a LABEL of letters, digits, '_', '-', '.'); commas inside\n"
 "parentheses belong to the mask.\n",
-	.notes =
-"Sparsities are fractions in [0, 1] or percentages written with '%': 0.1..0.9,\n"
-"10%..90%:10% and 0.5,0.9 are sweeps; a bare 10 is refused (did you mean 0.1\n"
-"or 10%?).  The table goes to standard output as CSV unless -o or --csv names\n"
-"a file; --json prints it as JSON instead.\n"
+	.notes = CLI_SPARSITY_NOTE
+"So the default 10..90, 10%..90% and 0.1..0.9 are the same nine targets.\n"
+"\n"
+"Standard output gets a summary: per point the fastest kernel, its speed-up\n"
+"and interval, and a verdict (faster, slower: the whole interval above or\n"
+"below 1; same: within +-P of 1; unsure: wider; ~K: its interval overlaps\n"
+"kernel K's; !: the medians disagree), then where each pattern pays off.\n"
+"The table, every kernel's row, goes to -o FILE (.csv or .json) or --csv FILE;\n"
+"--json or --csv - put it on standard output instead, and the summary on\n"
+"stderr.  Progress goes to stderr: a line per point in a log, one updating\n"
+"line on a terminal.  -q leaves out both.\n"
 "\n"
 "CSV columns: pattern,param,target,achieved,tile_density,kernel,norm,backend,\n"
 "dtype,n,batch,heads,d,tile,median_s,min_s,speedup,gflops_dense,\n"
-"gflops_actual,max_err,q1_s,q3_s,speedup_q1,speedup_q3,rank_ok,noisy_vs\n"
-"(target and achieved are fractions, param NAME=VALUE, rank_ok 1 or 0,\n"
-"noisy_vs kernel names separated by spaces; JSON: true/false and a list),\n"
-"after '# key: value' lines naming the machine.  Progress goes to stderr.\n"
-"Outputs are written to a temporary file and renamed.\n"
+"gflops_actual,max_err,q1_s,q3_s,speedup_lo,speedup_hi,reps,dense_s,\n"
+"dense_baseline_s,agree,remeasured,mask,rank_ok,noisy_vs (target and\n"
+"achieved are fractions, param NAME=VALUE, mask the expression timed, agree,\n"
+"remeasured and rank_ok 1 or 0, noisy_vs kernel names separated by spaces;\n"
+"JSON: true/false and a list), after '# key: value' lines naming the machine\n"
+"and the repetition rule.  Throughput is dense-equivalent (4BHn^2d flops)\n"
+"and actual (4BH|M|d; n^2 for dense).  Outputs are written to a temporary\n"
+"file and renamed.\n"
 "\n"
 "Under mpirun/srun (a build with MPI) the ranks share the (pattern, sparsity)\n"
 "grid, each timing dense on its own device (GPU: the rank on its node modulo\n"
@@ -522,7 +509,8 @@ const struct mk_cmd mk_cmd_sweep = {
 "order, with two more CSV columns, host and device (JSON: fields); progress\n"
 "counts rank 0's share.  A failed check exits with status 1.\n",
 	.examples =
-"  maskkit sweep --n 2048 --patterns local,bigbird --sparsity 50%..90% -o sweep.csv\n"
+"  maskkit sweep --sparsity 10..90\n"
+"  maskkit sweep --n 2048 --patterns local,bigbird --sparsity 50..90 -o sweep.csv --png s.png\n"
 "  maskkit sweep --n 128 --patterns local --sparsity 0.5,0.9 --reps 1 --json\n"
 "  maskkit sweep --n 2048 --patterns 'local,lg=local2+global1,causal,m.npy'\n"
 "  maskkit sweep --n 512 --kernels dense,block --csv - --png sweep.png\n",

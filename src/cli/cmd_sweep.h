@@ -1,5 +1,4 @@
-/* Private to maskkit sweep (cmd_sweep.c, cmd_sweep_plot.c, cmd_sweep_ranks.c); prune
- * shares sweep_targets. */
+/* Private to maskkit sweep (cmd_sweep.c, cmd_sweep_plot.c, cmd_sweep_ranks.c). */
 #ifndef MK_CMD_SWEEP_H
 #define MK_CMD_SWEEP_H
 
@@ -20,7 +19,7 @@ typedef struct sweep_cli {
 	const char *out, *csv, *png, *patterns_arg, *kernels_arg, *norms_arg;
 	int backend;        /* index of sweep_backends */
 	int dtype;          /* --dtype: an mk_compute, copied to s.dtype */
-	int64_t device, reps;
+	int64_t device, reps, min_reps, max_reps, warmup; /* copied to s (--reps: min = max) */
 	bool json;
 	double targets[SWEEP_MAX_TARGETS]; /* --sparsity, s.ntargets of them */
 	/* the run */
@@ -31,14 +30,12 @@ typedef struct sweep_cli {
 	bool tty;
 	mk_sweep_row *rows;
 	size_t nrows, cap;
+	double baseline[SWEEP_MAX_LIST]; /* dense's, per norm (mk_sweep_baseline) */
+	bool quiet;
+	double started; /* of the progress's clock */
 	sweep_where *where;  /* per row, when several MPI ranks shared the sweep */
 	bool device_given;
 } sweep_cli;
-
-/* Target sparsities (sweep's --sparsity, prune's levels): S, S1,S2,... or
- * A..B[:STEP] (B included, STEP 0.1), each a fraction in [0, 1] or a
- * percentage ("25%"; cli_sparsity); at most cap of them.  Errors name opt. */
-int sweep_targets(const char *s, const char *opt, double *out, size_t cap, size_t *count);
 
 /* The outputs (cmd_sweep_plot.c), on rank 0: -o (its format from its name:
  * sweep_output_format gives 0 for .csv or no name, 1 for .json, else an
@@ -48,6 +45,12 @@ int sweep_output_format(const char *path);
 int sweep_write(const sweep_cli *c);
 /* The --png figure. */
 int sweep_plot(const sweep_cli *c);
+/* The summary for a person (cmd_sweep_summary.c): a line per point, where
+ * each pattern pays off. */
+void sweep_summary(const sweep_cli *c, FILE *f);
+/* Lines on stderr for points to read with care: a best kernel whose
+ * interval is wider than the precision asked, medians that disagreed. */
+void sweep_summary_warn(const sweep_cli *c);
 
 /* Collective: every rank's rows (its share of the grid, *rows of *nrows,
  * malloc'd) go to rank 0, which gets them all in the order one process

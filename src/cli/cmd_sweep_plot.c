@@ -1,6 +1,6 @@
 /* maskkit sweep's outputs: the CSV or JSON table (-o, --csv, --json) and the
- * --png figure, time against achieved sparsity, a line per (pattern, kernel,
- * norm), dense as reference lines (templates/sweep.gp). */
+ * --png figure (the report's, templates/sweep.gp: time and speed-up with
+ * their bars against achieved sparsity). */
 #include "config.h"
 #include <cJSON.h>
 #include <inttypes.h>
@@ -10,13 +10,34 @@
 #include "cmd_sweep.h"
 #include "attn_backend.h"
 #include "plot.h"
+#include "report.h" /* rp_sweep_figure: the report draws sweeps the same way */
 
 /* ---- the tables ---------------------------------------------------------------- */
 
 static const char *const sweep_csv_header =
 	"pattern,param,target,achieved,tile_density,kernel,norm,backend,dtype,n,batch,heads,d,"
-	"tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err,q1_s,q3_s,speedup_q1,"
-	"speedup_q3,rank_ok,noisy_vs";
+	"tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err,q1_s,q3_s,speedup_lo,"
+	"speedup_hi,reps,dense_s,dense_baseline_s,agree,remeasured,mask,rank_ok,noisy_vs";
+
+/* A field as RFC 4180 has it: quoted when it holds a comma, quote or line
+ * break (a label or expression may). */
+static void sweep_csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *p = s; *p; p++)
+		fprintf(f, *p == '"' ? "\"\"" : "%c", *p);
+	fputc('"', f);
+}
+
+/* The dense baseline of the row's normalisation. */
+static double sweep_row_baseline(const sweep_cli *c, const mk_sweep_row *r)
+{
+	return c->baseline[r->norm - c->norms];
+}
 
 /* The kernels a row cannot be ranked against, space-separated. */
 static void sweep_noisy_vs(unsigned unranked, char *buf, size_t cap)
@@ -40,24 +61,19 @@ static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
 	sweep_noisy_vs(r->unranked, noisy, sizeof noisy);
 	if (r->param) /* a fixed mask has none: the field stays empty */
 		snprintf(param, sizeof param, "%s=%" PRId64, r->param, r->point.value);
-	/* a label or expression with a comma or quote: one quoted field (RFC 4180) */
-	if (strpbrk(r->pattern, ",\"\r\n")) {
-		fputc('"', f);
-		for (const char *p = r->pattern; *p; p++)
-			fprintf(f, *p == '"' ? "\"\"" : "%c", *p);
-		fputc('"', f);
-	} else {
-		fputs(r->pattern, f);
-	}
+	sweep_csv_field(f, r->pattern);
 	fprintf(f, ",%s,%.4f,%.6f,%.6f,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64
-		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.4f,%.4f,%.4f,%.3e", param,
+		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6f,%.4f,%.4f,%.3e", param,
 		r->target, r->point.sparsity, r->tile_density,
 		mk_attn_kernel_name(r->kernel), norm, c->s.backend->name,
 		mk_compute_name(c->s.dtype), s->n,
 		s->batch, s->heads, s->d, c->s.tile, r->median_s, r->min_s, r->speedup,
 		r->gflops_dense, r->gflops_actual, r->max_err);
-	fprintf(f, ",%.6e,%.6e,%.4f,%.4f,%d,%s", r->q1_s, r->q3_s, r->speedup_q1, r->speedup_q3,
-		r->rank_ok, noisy);
+	fprintf(f, ",%.6e,%.6e,%.6f,%.6f,%d,%.6e,%.6e,%d,%d,", r->q1_s, r->q3_s, r->speedup_lo,
+		r->speedup_hi, r->reps, r->dense_s, sweep_row_baseline(c, r), r->agree,
+		r->remeasured);
+	sweep_csv_field(f, r->point.expr);
+	fprintf(f, ",%d,%s", r->rank_ok, noisy);
 	if (w)
 		fprintf(f, ",%s,%s", w->host, w->device);
 	fputc('\n', f);
@@ -67,9 +83,14 @@ static void sweep_csv(FILE *f, const sweep_cli *c, const mk_machine *m)
 {
 	fprintf(f, "# maskkit sweep\n# cpu: %s\n# threads: %d\n# maskkit: %s\n# commit: %s\n"
 		"# gpu: %s\n# gpu_driver: %s\n# gpu_sms: %d\n# gpu_clock_mhz: %d\n"
-		"# gpu_mem_clock_mhz: %d\n# seed: %" PRIu64 "\n# reps: %d\n", m->cpu, m->threads,
+		"# gpu_mem_clock_mhz: %d\n# seed: %" PRIu64 "\n", m->cpu, m->threads,
 		m->version, m->commit, m->gpu, m->gpu_driver, m->gpu_sms, m->gpu_clock_mhz,
-		m->gpu_mem_clock_mhz, c->s.seed, c->s.reps);
+		m->gpu_mem_clock_mhz, c->s.seed);
+	fprintf(f, "# warmup: %d\n# min_reps: %d\n# max_reps: %d\n# precision: %g\n"
+		"# max_time_s: %g\n# speedup: the median over repetitions of dense/kernel, timed "
+		"interleaved\n# speedup_lo, speedup_hi: its distribution-free 95%% confidence "
+		"interval (order statistics)\n", c->s.warmup, c->s.min_reps, c->s.max_reps,
+		c->s.precision, c->s.max_time);
 	if (c->where)
 		fprintf(f, "# ranks: %d\n", mk_par_size());
 	fprintf(f, "%s%s\n", sweep_csv_header, c->where ? ",host,device" : "");
@@ -93,7 +114,9 @@ static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
 		{"tile", (double)c->s.tile}, {"median_s", r->median_s}, {"min_s", r->min_s},
 		{"speedup", r->speedup}, {"gflops_dense", r->gflops_dense},
 		{"gflops_actual", r->gflops_actual}, {"max_err", r->max_err}, {"q1_s", r->q1_s},
-		{"q3_s", r->q3_s}, {"speedup_q1", r->speedup_q1}, {"speedup_q3", r->speedup_q3}};
+		{"q3_s", r->q3_s}, {"speedup_lo", r->speedup_lo}, {"speedup_hi", r->speedup_hi},
+		{"reps", r->reps}, {"dense_s", r->dense_s},
+		{"dense_baseline_s", sweep_row_baseline(c, r)}};
 	cJSON *noisy;
 
 	mk_norm_format(r->norm, norm, sizeof norm);
@@ -105,6 +128,8 @@ static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
 		cJSON_AddStringToObject(o, strs[k][0], strs[k][1]);
 	for (size_t k = 0; k < sizeof nums / sizeof *nums; k++)
 		cJSON_AddNumberToObject(o, nums[k].key, nums[k].v);
+	cJSON_AddBoolToObject(o, "agree", r->agree);
+	cJSON_AddBoolToObject(o, "remeasured", r->remeasured);
 	cJSON_AddBoolToObject(o, "rank_ok", r->rank_ok);
 	noisy = cJSON_AddArrayToObject(o, "noisy_vs");
 	for (int k = 0; k < MK_KERNEL_COUNT && noisy; k++)
@@ -130,7 +155,11 @@ static int sweep_json(FILE *f, const sweep_cli *c, const mk_machine *m)
 	cJSON_AddNumberToObject(mach, "gpu_clock_mhz", m->gpu_clock_mhz);
 	cJSON_AddNumberToObject(mach, "gpu_mem_clock_mhz", m->gpu_mem_clock_mhz);
 	cJSON_AddNumberToObject(root, "seed", (double)c->s.seed);
-	cJSON_AddNumberToObject(root, "reps", c->s.reps);
+	cJSON_AddNumberToObject(root, "warmup", c->s.warmup);
+	cJSON_AddNumberToObject(root, "min_reps", c->s.min_reps);
+	cJSON_AddNumberToObject(root, "max_reps", c->s.max_reps);
+	cJSON_AddNumberToObject(root, "precision", c->s.precision);
+	cJSON_AddNumberToObject(root, "max_time_s", c->s.max_time);
 	if (c->where)
 		cJSON_AddNumberToObject(root, "ranks", mk_par_size());
 	for (size_t k = 0; k < c->nrows; k++) {
@@ -183,150 +212,80 @@ int sweep_output_format(const char *path)
 			    "or .json", path);
 }
 
-/* Files go to a temporary name beside them, renamed on success. */
+/* Files go to a temporary name beside them, renamed on success; standard
+ * output gets the JSON (--json) or the CSV (--csv -), else the summary
+ * (sweep_summary, called by the command). */
 int sweep_write(const sweep_cli *c)
 {
-	bool csv_out = c->csv && !strcmp(c->csv, "-");
 	int ret = MK_OK;
 
 	if (c->out)
 		ret = mk_write_atomic(c->out, sweep_output_format(c->out) == 1 ? sweep_file_json :
 				      sweep_file_csv, (void *)c);
-	if (!ret && c->csv && !csv_out)
+	if (!ret && c->csv && strcmp(c->csv, "-"))
 		ret = mk_write_atomic(c->csv, sweep_file_csv, (void *)c);
 	if (!ret && c->json)
 		ret = sweep_emit(stdout, c, true);
-	else if (!ret && (csv_out || (!c->out && !c->csv)))
+	else if (!ret && c->csv && !strcmp(c->csv, "-"))
 		ret = sweep_emit(stdout, c, false);
 	return ret;
 }
 
-
 /* ---- the plot ------------------------------------------------------------------ */
 
-/* The series plotted: each non-dense kernel (dense alone when it is the only
- * one, else its times are reference lines, dense_s, one per norm) for each
- * (pattern, norm).  *kinds gets the kernels (in emission order). */
-static size_t sweep_series_kernels(const sweep_cli *c, size_t *all, int *kinds)
+/* The rows as the report reads them from a CSV, so that both draw alike. */
+static int sweep_fig_rows(const sweep_cli *c, rp_sweep_row **out)
 {
-	size_t nk = 0;
-	*all = 0;
-	for (int k = 0; k < MK_KERNEL_COUNT; k++) {
-		if (!(c->s.kernels & (1u << k)))
-			continue;
-		(*all)++;
-		if (k != MK_KERNEL_DENSE || c->s.kernels == 1u << MK_KERNEL_DENSE)
-			kinds[nk++] = (int)*all - 1;
-	}
-	return nk;
-}
+	rp_sweep_row *rows = calloc(c->nrows ? c->nrows : 1, sizeof *rows);
 
-/* Rows come pattern by pattern, then target, norm and kernel; a fixed mask
- * (no parameter) has one point, which stands for every target here. */
-static const mk_sweep_row *sweep_row_at(const sweep_cli *c, size_t all, size_t p, size_t t,
-					size_t ni, int kidx)
-{
-	size_t at = 0, points = 1;
-
-	for (size_t q = 0; q <= p; q++) {
-		points = mk_sweep_param(c->s.patterns[q]) ? c->s.ntargets : 1;
-		if (q < p)
-			at += points * c->s.nnorms * all;
-	}
-	t = t < points ? t : points - 1;
-	return &c->rows[at + (t * c->s.nnorms + ni) * all + (size_t)kidx];
-}
-
-static int sweep_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* dense's reference line for norm ni: dense is timed at every point, with
- * the others; the line is the median over the points of its median there.
- * work holds c->nrows values. */
-static double sweep_dense_line(const sweep_cli *c, size_t ni, double *work)
-{
-	size_t m = 0;
-
-	for (size_t k = 0; k < c->nrows; k++)
-		if (c->rows[k].norm == &c->norms[ni])
-			work[m++] = c->rows[k].dense_s;
-	if (m == 0)
-		return 0.0;
-	qsort(work, m, sizeof *work, sweep_cmp_double);
-	return m % 2 ? work[m / 2] : 0.5 * (work[m / 2 - 1] + work[m / 2]);
-}
-
-/* gnuplot assignments: series per pattern, the series' names, dense times. */
-static int sweep_plot_vars(const sweep_cli *c, size_t all, const int *kinds, size_t nk,
-			   char **out)
-{
-	size_t cap = 128 + c->s.nnorms * 24 + c->s.npatterns * c->s.nnorms * nk * 80, used;
-	char *v = malloc(cap), norm[32];
-	double *work = malloc((c->nrows ? c->nrows : 1) * sizeof *work);
-
-	if (!(*out = v) || !work) {
-		free(work);
+	if (!(*out = rows))
 		return mk_error_set(MK_ENOMEM, "out of memory for the plot");
+	for (size_t k = 0; k < c->nrows; k++) {
+		const mk_sweep_row *r = &c->rows[k];
+		rp_sweep_row *x = &rows[k];
+		snprintf(x->pattern, sizeof x->pattern, "%s", r->pattern);
+		snprintf(x->kernel, sizeof x->kernel, "%s", mk_attn_kernel_name(r->kernel));
+		mk_norm_format(r->norm, x->norm, sizeof x->norm);
+		snprintf(x->backend, sizeof x->backend, "%s", c->s.backend->name);
+		snprintf(x->dtype, sizeof x->dtype, "%s", mk_compute_name(c->s.dtype));
+		x->n = c->s.shape.n;
+		x->target = r->target;
+		x->achieved = r->point.sparsity;
+		x->median_s = r->median_s;
+		x->q1_s = r->q1_s;
+		x->q3_s = r->q3_s;
+		x->speedup = r->speedup;
+		x->speedup_lo = r->speedup_lo;
+		x->speedup_hi = r->speedup_hi;
+		x->dense_s = r->dense_s;
+		x->baseline_s = sweep_row_baseline(c, r);
+		x->reps = r->reps;
+		x->agree = r->agree;
+		x->rank_ok = r->rank_ok;
 	}
-	used = (size_t)snprintf(v, cap, "per_pattern = %zu\nseries = '", c->s.nnorms * nk);
-	for (size_t p = 0; p < c->s.npatterns; p++)
-		for (size_t ni = 0; ni < c->s.nnorms; ni++)
-			for (size_t k = 0; k < nk && used < cap; k++) {
-				const mk_sweep_row *r = sweep_row_at(c, all, p, 0, ni, kinds[k]);
-				mk_norm_format(r->norm, norm, sizeof norm);
-				used += (size_t)snprintf(v + used, cap - used, "%s%s/%s%s%s",
-							 p + ni + k ? " " : "", r->pattern,
-							 mk_attn_kernel_name(r->kernel),
-							 c->s.nnorms > 1 ? "/" : "",
-							 c->s.nnorms > 1 ? norm : "");
-			}
-	used += used < cap ? (size_t)snprintf(v + used, cap - used, "'\ndense_s = '") : 0;
-	for (size_t ni = 0; ni < c->s.nnorms && used < cap; ni++)
-		used += (size_t)snprintf(v + used, cap - used, "%s%.6e", ni ? " " : "",
-					 sweep_dense_line(c, ni, work));
-	free(work);
-	if (used + 3 >= cap)
-		return mk_error_set(MK_EINTERNAL, "plot variables do not fit in %zu bytes", cap);
-	snprintf(v + used, cap - used, "'\n");
 	return MK_OK;
 }
 
 int sweep_plot(const sweep_cli *c)
 {
-	const char *cols[2] = {"achieved", "time"};
-	int kinds[MK_KERNEL_COUNT];
-	size_t all, nk = sweep_series_kernels(c, &all, kinds), at = 0;
-	size_t series = c->s.npatterns * c->s.nnorms * nk;
-	char *vars = NULL, title[300];
+	rp_sweep_row *rows = NULL;
+	rp_sweep_fig fig;
+	char title[300];
 	mk_machine m;
-	double *data = malloc(series * c->s.ntargets * 2 * sizeof *data);
 	int ret;
 
-	if (!data)
-		return mk_error_set(MK_ENOMEM, "out of memory for the plot");
-	for (size_t p = 0; p < c->s.npatterns; p++)
-		for (size_t ni = 0; ni < c->s.nnorms; ni++)
-			for (size_t k = 0; k < nk; k++)
-				for (size_t t = 0; t < c->s.ntargets; t++) {
-					const mk_sweep_row *r = sweep_row_at(c, all, p, t, ni, kinds[k]);
-					data[at++] = 100.0 * r->point.sparsity;
-					data[at++] = r->median_s;
-				}
 	mk_machine_describe_backend(c->s.backend, &m);
 	snprintf(title, sizeof title, "maskkit sweep: n = %" PRId64 ", batch %" PRId64 ", heads %"
 		 PRId64 ", d = %" PRId64 ", tile %" PRId64 ", %s %s%s%.80s", c->s.shape.n,
 		 c->s.shape.batch, c->s.shape.heads, c->s.shape.d, c->s.tile, c->s.backend->name,
 		 mk_compute_name(c->s.dtype), m.gpu[0] ? ", " : "", m.gpu);
-	if (!(ret = sweep_plot_vars(c, all, kinds, nk, &vars)))
-		ret = mk_plot_run(&(mk_plot){.template_name = "sweep", .output = c->png,
-					     .title = title, .data = data,
-					     .rows = (int64_t)(series * c->s.ntargets), .ncols = 2,
-					     .col_names = cols, .panels = (int)series, .vars = vars});
-	free(data);
-	free(vars);
+	if ((ret = sweep_fig_rows(c, &rows)) ||
+	    (ret = rp_sweep_figure(rows, c->nrows, title, &fig)))
+		goto out;
+	fig.plot.output = c->png;
+	ret = mk_plot_run(&fig.plot);
+	rp_sweep_figure_release(&fig);
+out:
+	free(rows);
 	return ret;
 }
-

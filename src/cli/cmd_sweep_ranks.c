@@ -16,8 +16,9 @@ typedef struct sweep_wire {
 	int32_t pattern, norm, kernel, pad;
 	mk_sweep_point point;
 	double target, tile_density, median_s, min_s, speedup, gflops_dense, gflops_actual, max_err;
-	double q1_s, q3_s, speedup_q1, speedup_q3, dense_s;
-	uint32_t unranked, rank_ok;
+	double q1_s, q3_s, speedup_lo, speedup_hi, dense_s;
+	int32_t reps;
+	uint32_t unranked, rank_ok, agree, remeasured, pad2;
 	sweep_where where;
 } sweep_wire;
 
@@ -40,11 +41,14 @@ static void sweep_to_wire(const mk_sweep_opts *s, const mk_sweep_row *r, const c
 	w->max_err = r->max_err;
 	w->q1_s = r->q1_s;
 	w->q3_s = r->q3_s;
-	w->speedup_q1 = r->speedup_q1;
-	w->speedup_q3 = r->speedup_q3;
+	w->speedup_lo = r->speedup_lo;
+	w->speedup_hi = r->speedup_hi;
 	w->dense_s = r->dense_s;
+	w->reps = r->reps;
 	w->unranked = r->unranked;
 	w->rank_ok = r->rank_ok;
+	w->agree = r->agree;
+	w->remeasured = r->remeasured;
 	snprintf(w->where.host, sizeof w->where.host, "%s", mk_par_host());
 	snprintf(w->where.device, sizeof w->where.device, "%s", device);
 }
@@ -58,8 +62,9 @@ static void sweep_from_wire(const mk_sweep_opts *s, const sweep_wire *w, mk_swee
 			    .median_s = w->median_s, .min_s = w->min_s, .speedup = w->speedup,
 			    .gflops_dense = w->gflops_dense, .gflops_actual = w->gflops_actual,
 			    .max_err = w->max_err, .q1_s = w->q1_s, .q3_s = w->q3_s,
-			    .speedup_q1 = w->speedup_q1, .speedup_q3 = w->speedup_q3,
-			    .dense_s = w->dense_s, .unranked = w->unranked, .rank_ok = w->rank_ok};
+			    .speedup_lo = w->speedup_lo, .speedup_hi = w->speedup_hi,
+			    .dense_s = w->dense_s, .reps = w->reps, .unranked = w->unranked,
+			    .rank_ok = w->rank_ok, .agree = w->agree, .remeasured = w->remeasured};
 }
 
 /* The order of a single run: grid point, then norm, then kernel. */

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "plot.h"
 
 struct cJSON;
 
@@ -158,14 +159,32 @@ void rp_plot_bars(report *r, rp_item *it, const char *title, const char *ylabel,
 		  const char *const *groups, int ngroups, const char *const *series, int nseries,
 		  const double *values);
 
-/* The sweep CSV reader (report_sweep.c), exposed for its tests. */
+/* The sweep CSV reader (report_sweep.c), exposed for its tests.  Columns
+ * added since the first sweeps (target, the quartiles, the interval,
+ * dense_s, the baseline, reps, agree, rank_ok) are NaN, or -1, when a CSV
+ * lacks them. */
 typedef struct rp_sweep_row {
-	char pattern[64], kernel[16], norm[32], backend[16], dtype[8];
-	double achieved, median_s, speedup;
+	char pattern[128], kernel[16], norm[32], backend[16], dtype[8];
+	double target, achieved, median_s, q1_s, q3_s, speedup, speedup_lo, speedup_hi;
+	double dense_s, baseline_s;
 	long long n;
+	int reps, agree, rank_ok;
 } rp_sweep_row;
 int rp_sweep_read(const char *path, rp_sweep_row **rows, size_t *count, char *reason,
 		  size_t size);
+
+/* The sweep figure (report_sweep_fig.c, templates/sweep.gp), the same for
+ * `maskkit sweep --png` and the report: rows are sorted in place into series
+ * (pattern, kernel, norm, backend, dtype, n; by sparsity) and fig->plot is
+ * ready for mk_plot_run or rp_plot once its output is set.  A status with a
+ * message when there is nothing to draw. */
+typedef struct rp_sweep_fig {
+	mk_plot plot;
+	double *data;
+	char *vars;
+} rp_sweep_fig;
+int rp_sweep_figure(rp_sweep_row *rows, size_t count, const char *title, rp_sweep_fig *fig);
+void rp_sweep_figure_release(rp_sweep_fig *fig);
 
 /* Renders the Markdown template into README.md and index.html. */
 int rp_render(report *r, rp_section *sections, int nsections);

@@ -9,30 +9,56 @@
 #include "plot.h"
 #include "report.h"
 
-#define SW_LINE_MAX 4096
+#define SW_LINE_MAX 8192
 #define SW_ROWS_MAX 100000
-#define SW_SERIES_MAX 64
-#define SW_MD_ROWS 120
+#define SW_MD_ROWS 40
 
+/* The columns read: the first C_REQUIRED must be there; the others came
+ * with the intervals (NaN, or -1, in an older CSV). */
 enum { C_PATTERN, C_ACHIEVED, C_KERNEL, C_NORM, C_BACKEND, C_DTYPE, C_N, C_MEDIAN, C_SPEEDUP,
-       C_COUNT };
-static const char *const sw_cols[C_COUNT] = {"pattern", "achieved", "kernel", "norm", "backend",
-					     "dtype", "n", "median_s", "speedup"};
+       C_REQUIRED, C_TARGET = C_REQUIRED, C_Q1, C_Q3, C_LO, C_HI, C_DENSE, C_BASELINE, C_REPS,
+       C_AGREE, C_RANK_OK, C_COUNT };
+static const char *const sw_cols[C_COUNT] = {
+	"pattern", "achieved", "kernel", "norm", "backend", "dtype", "n", "median_s", "speedup",
+	"target", "q1_s", "q3_s", "speedup_lo", "speedup_hi", "dense_s", "dense_baseline_s", "reps",
+	"agree", "rank_ok"};
 
+/* Splits a CSV line in place (RFC 4180: a quoted field may hold commas and
+ * doubled quotes); -1 for more than max fields or a broken quote. */
 static int sw_split(char *line, char **field, int max)
 {
 	int n = 0;
+	char *p = line;
 
-	for (char *p = line;; p++) {
+	for (;;) {
+		char *out = p;
 		if (n == max)
 			return -1;
 		field[n++] = p;
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		*p = '\0';
+		if (*p == '"') {
+			for (p++;; p++) {
+				if (!*p)
+					return -1;
+				if (*p == '"' && p[1] != '"')
+					break;
+				if (*p == '"')
+					p++;
+				*out++ = *p;
+			}
+			p++;
+			if (*p && *p != ',')
+				return -1;
+		} else {
+			while (*p && *p != ',')
+				*out++ = *p++;
+		}
+		if (!*p) {
+			*out = '\0';
+			return n;
+		}
+		*out = '\0';
+		p++;
 	}
-	return n;
 }
 
 static int sw_header(char *line, int *index, char *reason, size_t size)
@@ -49,7 +75,7 @@ static int sw_header(char *line, int *index, char *reason, size_t size)
 		for (int k = 0; k < n; k++)
 			if (!strcmp(field[k], sw_cols[c]))
 				index[c] = k;
-		if (index[c] < 0) {
+		if (index[c] < 0 && c < C_REQUIRED) {
 			snprintf(reason, size, "no column '%s' in the header (is it the CSV of "
 				 "'maskkit sweep -o FILE.csv'?)", sw_cols[c]);
 			return -1;
@@ -70,6 +96,37 @@ static bool sw_number(const char *s, double *x)
 static bool sw_copy(char *dst, size_t size, const char *src)
 {
 	return (size_t)snprintf(dst, size, "%s", src) < size && *src;
+}
+
+/* An optional column: NaN when absent or empty. */
+static bool sw_optional(char **f, const int *ix, int c, double *x)
+{
+	*x = NAN;
+	return ix[c] < 0 || !*f[ix[c]] || sw_number(f[ix[c]], x);
+}
+
+/* The optional columns of row; false with the problem in reason. */
+static bool sw_row_more(char **f, const int *ix, rp_sweep_row *row, char *reason, size_t size)
+{
+	double *dst[] = {&row->target, &row->q1_s, &row->q3_s, &row->speedup_lo,
+			 &row->speedup_hi, &row->dense_s, &row->baseline_s};
+	int *flags[] = {&row->reps, &row->agree, &row->rank_ok};
+	double v;
+
+	for (int c = C_TARGET; c < C_REPS; c++)
+		if (!sw_optional(f, ix, c, dst[c - C_TARGET])) {
+			snprintf(reason, size, "%s '%s' is not a number", sw_cols[c], f[ix[c]]);
+			return false;
+		}
+	for (int c = C_REPS; c < C_COUNT; c++) {
+		if (!sw_optional(f, ix, c, &v) || (isfinite(v) && (v < 0 || v != floor(v) ||
+								   v > 1e9))) {
+			snprintf(reason, size, "%s '%s' is not a count", sw_cols[c], f[ix[c]]);
+			return false;
+		}
+		*flags[c - C_REPS] = isfinite(v) ? (int)v : -1;
+	}
+	return true;
 }
 
 /* One data line into row; false with the problem in reason. */
@@ -110,7 +167,7 @@ static bool sw_row(char *line, int nfields, const int *ix, rp_sweep_row *row, ch
 		return false;
 	}
 	row->n = (long long)n;
-	return true;
+	return sw_row_more(f, ix, row, reason, size);
 }
 
 int rp_sweep_read(const char *path, rp_sweep_row **rows, size_t *count, char *reason,
@@ -189,203 +246,74 @@ cleanup:
 	return ret;
 }
 
-/* ---- the figure --------------------------------------------------------------- */
+/* ---- the figure and the table ------------------------------------------------- */
 
-typedef struct sw_series {
-	char name[160];
-	const rp_sweep_row *first;
-	int pattern, kernel;
-	size_t count;
-} sw_series;
-
-static bool sw_same(const rp_sweep_row *a, const rp_sweep_row *b)
-{
-	return !strcmp(a->pattern, b->pattern) && !strcmp(a->kernel, b->kernel) &&
-	       !strcmp(a->norm, b->norm) && !strcmp(a->backend, b->backend) &&
-	       !strcmp(a->dtype, b->dtype) && a->n == b->n;
-}
-
-static int sw_cmp_achieved(const void *a, const void *b)
-{
-	const rp_sweep_row *x = a, *y = b;
-	int c = strcmp(x->pattern, y->pattern);
-
-	if (!c)
-		c = strcmp(x->kernel, y->kernel);
-	if (!c)
-		c = strcmp(x->norm, y->norm);
-	if (!c)
-		c = strcmp(x->backend, y->backend);
-	if (!c)
-		c = strcmp(x->dtype, y->dtype);
-	if (!c)
-		c = (x->n > y->n) - (x->n < y->n);
-	if (!c)
-		c = (x->achieved > y->achieved) - (x->achieved < y->achieved);
-	return c;
-}
-
-/* Series: one per (pattern, kernel, norm, backend, dtype, n), dense kept
- * once per pattern as it ignores the mask. */
-static int sw_series_of(const rp_sweep_row *rows, size_t count, sw_series *s, bool detail)
-{
-	int ns = 0, np = 0, nk = 0;
-	char patterns[SW_SERIES_MAX][64], kernels[8][16];
-
-	for (size_t i = 0; i < count; i++) {
-		int k;
-		if (!strcmp(rows[i].kernel, "dense"))
-			continue; /* it ignores the mask: a reference line, not a series */
-		for (k = 0; k < ns && !sw_same(s[k].first, &rows[i]); k++)
-			;
-		if (k < ns) {
-			s[k].count++;
-			continue;
-		}
-		if (ns == SW_SERIES_MAX)
-			return -1;
-		s[ns] = (sw_series){.first = &rows[i], .count = 1};
-		for (k = 0; k < np && strcmp(patterns[k], rows[i].pattern); k++)
-			;
-		if (k == np && np < SW_SERIES_MAX)
-			snprintf(patterns[np++], sizeof patterns[0], "%s", rows[i].pattern);
-		s[ns].pattern = k;
-		for (k = 0; k < nk && strcmp(kernels[k], rows[i].kernel); k++)
-			;
-		if (k == nk && nk < 8)
-			snprintf(kernels[nk++], sizeof kernels[0], "%s", rows[i].kernel);
-		s[ns].kernel = k;
-		if (detail)
-			snprintf(s[ns].name, sizeof s[ns].name, "%s/%s %s %s %s n=%lld", rows[i].pattern,
-				 rows[i].kernel, rows[i].norm, rows[i].backend, rows[i].dtype, rows[i].n);
-		else
-			snprintf(s[ns].name, sizeof s[ns].name, "%s/%s", rows[i].pattern,
-				 rows[i].kernel);
-		ns++;
-	}
-	return ns;
-}
-
-static bool sw_detail(const rp_sweep_row *rows, size_t count)
-{
-	for (size_t i = 1; i < count; i++)
-		if (strcmp(rows[i].norm, rows[0].norm) || strcmp(rows[i].backend, rows[0].backend) ||
-		    strcmp(rows[i].dtype, rows[0].dtype) || rows[i].n != rows[0].n)
-			return true;
-	return false;
-}
-
-/* Dense medians (ms), one per distinct (norm, backend, dtype, n), as words. */
-static void sw_dense(FILE *f, const rp_sweep_row *rows, size_t count)
-{
-	fputs("dense_ms='", f);
-	for (size_t i = 0, shown = 0; i < count && shown < 16; i++) {
-		bool seen = false;
-		if (strcmp(rows[i].kernel, "dense"))
-			continue;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(rows[k].kernel, "dense") && !strcmp(rows[k].norm, rows[i].norm) &&
-			       !strcmp(rows[k].backend, rows[i].backend) &&
-			       !strcmp(rows[k].dtype, rows[i].dtype) && rows[k].n == rows[i].n;
-		if (!seen)
-			fprintf(f, "%s%.6g", shown++ ? " " : "", 1e3 * rows[i].median_s);
-	}
-	fputs("'\n", f);
-}
-
-static char *sw_vars(const sw_series *s, int ns, const rp_sweep_row *rows, size_t count)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return NULL;
-	sw_dense(f, rows, count);
-	fprintf(f, "array series[%d]\narray pattern_of[%d]\narray kernel_of[%d]\n", ns, ns, ns);
-	for (int k = 0; k < ns; k++) {
-		fprintf(f, "series[%d]=", k + 1);
-		rp_gp_string(f, s[k].name);
-		fprintf(f, "\npattern_of[%d]=%d\nkernel_of[%d]=%d\n", k + 1, s[k].pattern, k + 1,
-			s[k].kernel);
-	}
-	if (fclose(f) != 0) {
-		free(text);
-		return NULL;
-	}
-	return text;
-}
-
-/* Rows sorted so that each series' rows are together and by sparsity. */
 static void sw_plot(report *r, rp_item *it, rp_sweep_row *rows, size_t count)
 {
-	sw_series s[SW_SERIES_MAX];
-	const char *names[] = {"achieved_pct", "median_ms", "speedup"};
-	char *vars = NULL;
-	double *data = NULL;
-	size_t longest = 0;
-	int ns;
+	rp_sweep_fig fig;
 
-	qsort(rows, count, sizeof *rows, sw_cmp_achieved);
-	ns = sw_series_of(rows, count, s, sw_detail(rows, count));
-	if (ns < 0) {
-		rp_fail(r, it, "more than 64 series (pattern, kernel, norm, backend, dtype, n) to plot");
+	if (rp_sweep_figure(rows, count, "Attention time and speed-up over dense against "
+			    "sparsity", &fig)) {
+		rp_fail(r, it, mk_error());
 		return;
 	}
-	if (ns == 0) {
-		rp_fail(r, it, "the sweep results hold only dense attention: nothing to compare");
-		return;
-	}
-	for (int k = 0; k < ns; k++)
-		longest = s[k].count > longest ? s[k].count : longest;
-	data = malloc((size_t)ns * longest * 3 * sizeof *data);
-	vars = sw_vars(s, ns, rows, count);
-	if (!data || !vars) {
-		rp_fail(r, it, "out of memory");
-		goto cleanup;
-	}
-	/* every block as long as the longest, padded with NaN (skipped) */
-	for (int k = 0; k < ns; k++)
-		for (size_t i = 0, taken = 0; i < longest; i++) {
-			double *d = data + ((size_t)k * longest + i) * 3;
-			const rp_sweep_row *x = NULL;
-			while (taken < count && !x) {
-				const rp_sweep_row *y = &rows[taken++];
-				if (sw_same(y, s[k].first))
-					x = y;
-			}
-			d[0] = x ? 100 * x->achieved : NAN;
-			d[1] = x ? 1e3 * x->median_s : NAN;
-			d[2] = x ? x->speedup : NAN;
-		}
-	mk_plot p = {.template_name = "report_sweep",
-		     .title = "Attention time and speed-up over dense against sparsity",
-		     .data = data, .rows = (int64_t)(ns * longest), .ncols = 3, .col_names = names,
-		     .panels = ns, .vars = vars};
-	rp_plot(r, it, &p);
-cleanup:
-	free(data);
-	free(vars);
+	rp_plot(r, it, &fig.plot);
+	rp_sweep_figure_release(&fig);
 }
 
+/* "1.23 [1.20, 1.26]", or the speed-up alone from a CSV without intervals. */
+static void sw_speedup(report *r, const rp_sweep_row *x)
+{
+	if (isfinite(x->speedup_lo) && isfinite(x->speedup_hi))
+		rp_md(r, "%.2f× [%.2f, %.2f]", x->speedup, x->speedup_lo, x->speedup_hi);
+	else
+		rp_md(r, "%.2f×", x->speedup);
+}
+
+/* One line per point (rows sorted by the figure: pattern, kernel, ...):
+ * each non-dense kernel's median, dense's median at the same point and the
+ * speed-up with its interval, so that a reader can check that the ratio of
+ * the two times shown lies in the interval; rank_ok and reps as the CSV
+ * says.  Long tables are cut, the CSV has every row. */
 static void sw_table(report *r, const rp_sweep_row *rows, size_t count)
 {
-	rp_md(r, "| pattern | kernel | norm | backend | n | achieved ρ (%%) | median (ms) | "
-	      "speed-up vs dense |\n|---|---|---|---|---:|---:|---:|---:|\n");
-	for (size_t i = 0; i < count && i < SW_MD_ROWS; i++) {
-		const char *cells[] = {rows[i].pattern, rows[i].kernel, rows[i].norm, rows[i].backend};
+	size_t shown = 0, total = 0;
+
+	rp_md(r, "| pattern | kernel | norm | backend | n | achieved ρ | median (ms) | dense here "
+	      "(ms) | speed-up [95%% interval] | reps | ranked |\n"
+	      "|---|---|---|---|---:|---:|---:|---:|---:|---:|:---:|\n");
+	for (size_t i = 0; i < count; i++) {
+		const rp_sweep_row *x = &rows[i];
+		const char *cells[] = {x->pattern, x->kernel, x->norm, x->backend};
+		if (!strcmp(x->kernel, "dense"))
+			continue;
+		if (total++ >= SW_MD_ROWS)
+			continue;
+		shown++;
 		for (int c = 0; c < 4; c++) {
 			rp_md(r, "| ");
 			rp_md_text(r, cells[c]);
 			rp_md(r, " ");
 		}
-		rp_md_text(r, rows[i].dtype);
-		rp_md(r, " | %lld | %.1f | %.3f | %.2f |\n", rows[i].n, 100 * rows[i].achieved,
-		      1e3 * rows[i].median_s, rows[i].speedup);
+		rp_md_text(r, x->dtype);
+		rp_md(r, " | %lld | %.1f%% | %.3f | ", x->n, 100 * x->achieved, 1e3 * x->median_s);
+		if (isfinite(x->dense_s))
+			rp_md(r, "%.3f | ", 1e3 * x->dense_s);
+		else
+			rp_md(r, "– | ");
+		sw_speedup(r, x);
+		if (x->reps >= 0)
+			rp_md(r, " | %d | %s |\n", x->reps, x->rank_ok == 1 ? "yes" :
+			      x->agree == 0 ? "no (medians disagree)" : "no (intervals overlap)");
+		else
+			rp_md(r, " | – | – |\n");
 	}
-	if (count > SW_MD_ROWS)
-		rp_md(r, "\n(%zu more rows in the CSV.)\n", count - SW_MD_ROWS);
-	rp_md(r, "\n");
+	if (total > shown)
+		rp_md(r, "\n(%zu more rows in the CSV.)\n", total - shown);
+	rp_md(r, "\nThe speed-up is the median over repetitions of dense ÷ kernel, timed "
+	      "interleaved, with the distribution-free 95%% interval of that median; a point is "
+	      "repeated until the interval is within ±5%% or its time is up. Two kernels "
+	      "whose intervals overlap are not ranked.\n\n");
 }
 
 /* The given files, read and concatenated into tables/sweep.csv. */
@@ -398,7 +326,8 @@ static int sw_given(report *r, rp_item *ic, rp_sweep_row **all, size_t *count)
 
 	if (!f)
 		return MK_ENOMEM;
-	fprintf(f, "source,achieved,pattern,kernel,norm,backend,dtype,n,median_s,speedup\n");
+	fprintf(f, "source,achieved,pattern,kernel,norm,backend,dtype,n,median_s,speedup,"
+		"speedup_lo,speedup_hi,dense_s,reps,rank_ok\n");
 	for (int k = 0; k < r->nsweeps; k++) {
 		rp_sweep_row *rows, *grown;
 		size_t n;
@@ -426,7 +355,9 @@ static int sw_given(report *r, rp_item *ic, rp_sweep_row **all, size_t *count)
 				fputc(',', f);
 				rp_csv_field(f, fields[c]);
 			}
-			fprintf(f, ",%lld,%.9g,%.6g\n", rows[i].n, rows[i].median_s, rows[i].speedup);
+			fprintf(f, ",%lld,%.9g,%.6g,%.6g,%.6g,%.9g,%d,%d\n", rows[i].n,
+				rows[i].median_s, rows[i].speedup, rows[i].speedup_lo,
+				rows[i].speedup_hi, rows[i].dense_s, rows[i].reps, rows[i].rank_ok);
 		}
 		free(rows);
 	}
@@ -457,18 +388,19 @@ void rp_section_sweep(report *r)
 		if (sw_given(r, ic, &rows, &count))
 			rp_fail(r, ic, "out of memory");
 	} else {
-		const char *argv[] = {"sweep", "--backend", "cpu", "--n", r->quick ? "512" : "1024",
-				      "--heads", r->quick ? "2" : "4", "--patterns",
+		const char *argv[] = {"sweep", "--backend", "cpu", "--n", "1024", "--heads",
+				      r->quick ? "2" : "4", "--patterns",
 				      r->quick ? "local,strided,bigbird" :
 				      "local,strided,fixed,logsparse,bigbird,longformer",
-				      "--sparsity", r->quick ? "50%,70%,90%" : "10%..90%:20%", "--reps",
-				      r->quick ? "5" : "10", "-o", ic->file, NULL};
-		rp_md(r, "No `--sweep` results given: a small CPU sweep run now on this machine, "
-		      "the median of %s runs per point. Its timings, unlike everything else "
-		      "here, change from run to run, and on a shared or loaded CPU differences "
-		      "of less than about 2× are noise. For numbers to quote, run `maskkit sweep` "
-		      "(more `--reps`, an idle machine or a GPU) and give its CSV with "
-		      "`--sweep`.\n\n", r->quick ? "5" : "10");
+				      "--sparsity", r->quick ? "50,70,90" : "10..90:20", "--quiet",
+				      "-o", ic->file, NULL};
+		rp_md(r, "No `--sweep` results given: a small CPU sweep run now on this machine. "
+		      "Each point times dense and every kernel interleaved, repetition by "
+		      "repetition, until the speed-up's 95%% interval is within ±5%% or the "
+		      "point's time is up (`maskkit sweep --help`). Its timings, unlike everything "
+		      "else here, change from run to run; a row whose interval is wide or which "
+		      "is not ranked says so. For numbers to quote, run `maskkit sweep` on an "
+		      "idle machine or a GPU and give its CSV with `--sweep`.\n\n");
 		if (rp_run(r, argv, NULL, &cmds[0], reason, sizeof reason))
 			rp_fail(r, ic, reason);
 		else if (rp_path(r, ic->file, path, sizeof path) ||

@@ -2,8 +2,9 @@
 # make distcheck's tests/cli (configure --enable-quick-check): every case of
 # tests/cli/run-all.sh except the slow ones below, which the full make check
 # of ./quickstart.sh check runs (measure_every_pattern_at_1m alone takes
-# minutes of CPU, more than all the other cases together).
-slow='measure_every_pattern_at_1m'
+# minutes of CPU, more than all the other cases together; commissioned_sweep,
+# the brief's full default sweep, about a minute).
+slow='measure_every_pattern_at_1m commissioned_sweep'
 tests=$(cd "$(dirname "$0")/.." && pwd)
 set --
 for case in "$tests"/cli/cases/*.sh; do

@@ -1,2 +1,2 @@
-# above 100 a bare value is not a percentage either: no hint to make it one
+# above 100 a bare number is no percentage either
 "$MASKKIT" sweep --n 64 --sparsity 150

@@ -9,7 +9,7 @@ need_numpy_h5py
 	--n 96 --heads 1 --head-dim 8 --sparsity 0.5,0.9 --reps 1 --kernels masked,block \
 	--json >s.json 2>/dev/null || exit 1
 "$MASKKIT" sweep --patterns 'local2+global1,causal' --n 96 --heads 1 --head-dim 8 --reps 1 \
-	--kernels masked -o s.csv 2>/dev/null || exit 1
+	--kernels masked -q -o s.csv 2>/dev/null || exit 1
 for m in 'local2+global1' m.npy 'local(w=3)+fixed(l=8,c=1)' causal; do
 	"$MASKKIT" measure "$m" --n 96 --json
 done >measure.json 2>/dev/null

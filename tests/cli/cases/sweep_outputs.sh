@@ -10,10 +10,17 @@ rows = list(csv.DictReader(l for l in open("s.csv") if not l.startswith("#")))
 print([(r["pattern"], r["kernel"], r["target"]) for r in a["results"]])
 print("json same:", a == b, "csv same:", [r["median_s"] for r in rows] ==
       ["%.6e" % r["median_s"] for r in a["results"]])'
-# -o alone prints nothing; --csv - alone prints only the CSV
+# -o alone prints the summary, never the table (-q: nothing); --csv - alone
+# prints only the CSV on stdout, the summary going to stderr
 "$MASKKIT" sweep --n 64 --patterns local --kernels dense --sparsity 50% --reps 1 -o t.csv \
+	2>/dev/null >summary
+grep -c '^local  *50%' summary; grep -c 'pattern,param' summary
+"$MASKKIT" sweep --n 64 --patterns local --kernels dense --sparsity 50% --reps 1 -o t.csv -q \
 	2>/dev/null | wc -c
+"$MASKKIT" sweep --n 64 --patterns local --kernels dense --sparsity 50% --reps 1 --csv - \
+	2>err | grep -c '^maskkit sweep:'
+grep -c '^local  *50%' err
 "$MASKKIT" sweep --n 64 --patterns local --kernels dense --sparsity 50% --reps 1 --csv - \
 	2>/dev/null | grep -v '^#' | cut -d, -f1-6
 # no temporary file is left
-ls | grep -v "^\(stdout\|stderr\|err\)$"
+ls | grep -v "^\(stdout\|stderr\|err\|summary\)$"

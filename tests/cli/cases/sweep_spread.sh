@@ -1,40 +1,63 @@
 # The spread of the timed runs (interleaved, kernel by kernel within each
 # repetition): quartiles of each kernel's times, the paired speed-up and its
-# quartiles, rank_ok and noisy_vs, the same in the CSV and the JSON; the
-# warning on stderr counts the points with a row that cannot be ranked.
-# Only relations are checked, never a measured time.
+# 95% interval, reps, agree, rank_ok and noisy_vs, the same in the CSV and
+# the JSON; the summary's verdicts follow from the intervals.  Only
+# relations are checked, never a measured time.
 py=${PYTHON:-/usr/bin/python3}
-"$MASKKIT" sweep --n 64 --heads 1 --patterns local,star --sparsity 0.5,0.9 --reps 5 \
-	--kernels masked,block,csr -o s.json --csv s.csv 2>err || { cat err; exit 1; }
+"$MASKKIT" sweep --n 64 --heads 1 --patterns local,star --sparsity 0.5,0.9 --max-time 0.05 \
+	--kernels dense,masked,block,csr -o s.json --csv s.csv >summary 2>err || { cat err; exit 1; }
 "$py" - <<'PY'
 import csv, json, re
-rows = json.load(open("s.json"))["results"]
+doc = json.load(open("s.json"))
+rows = doc["results"]
 c = list(csv.DictReader(l for l in open("s.csv") if not l.startswith("#")))
 print("rows:", len(rows), len(c))
 print("kernels:", sorted({r["kernel"] for r in rows}))
+print("rule:", doc["min_reps"], doc["max_reps"], doc["precision"], doc["max_time_s"], doc["warmup"])
 ok = all(r["min_s"] <= r["q1_s"] <= r["median_s"] <= r["q3_s"] for r in rows)
 print("min <= q1 <= median <= q3:", ok)
-ok = all(r["speedup_q1"] <= r["speedup"] <= r["speedup_q3"] for r in rows)
-print("speedup_q1 <= speedup <= speedup_q3:", ok)
+ok = all(r["speedup_lo"] <= r["speedup"] <= r["speedup_hi"] for r in rows)
+print("speedup_lo <= speedup <= speedup_hi:", ok)
+print("dense: speed-up 1 [1, 1]:", all((r["speedup"], r["speedup_lo"], r["speedup_hi"]) == (1, 1, 1)
+                                      for r in rows if r["kernel"] == "dense"))
+print("reps within the rule:", all(3 <= r["reps"] <= doc["max_reps"] for r in rows))
 print("rank_ok is a boolean, noisy_vs a list of kernels:",
       all(isinstance(r["rank_ok"], bool) and set(r["noisy_vs"]) <= {"dense", "masked", "block", "csr"}
           for r in rows))
-print("rank_ok = no noisy_vs:", all(r["rank_ok"] == (not r["noisy_vs"]) for r in rows))
+print("rank_ok = no noisy_vs, agree and 6 runs:",
+      all(r["rank_ok"] == (not r["noisy_vs"] and r["agree"] and r["reps"] >= 6) for r in rows))
 points = {}
 for r in rows:
     points.setdefault((r["pattern"], r["param"], r["norm"]), []).append(r)
 sym = all(a["kernel"] in b["noisy_vs"]
           for p in points.values() for b in p for a in p if b["kernel"] in a["noisy_vs"])
 print("noisy_vs is symmetric:", sym)
+overlap = lambda a, b: a["speedup_lo"] <= b["speedup_hi"] and b["speedup_lo"] <= a["speedup_hi"]
+print("noisy_vs = the kernels whose intervals overlap (dense: [1, 1]):",
+      all((b["kernel"] in a["noisy_vs"]) == overlap(a, b)
+          for p in points.values() for a in p for b in p if a is not b))
+print("agree = dense_s / median_s within the interval:",
+      all(r["agree"] == (r["speedup_lo"] * (1 - 1e-5) <= r["dense_s"] / r["median_s"] <=
+                         r["speedup_hi"] * (1 + 1e-5)) for r in rows))
 same = all(x["rank_ok"] == (y["rank_ok"] == "1") and " ".join(x["noisy_vs"]) == y["noisy_vs"]
-           and "%.6e" % x["q1_s"] == y["q1_s"] and "%.4f" % x["speedup_q3"] == y["speedup_q3"]
+           and "%.6e" % x["q1_s"] == y["q1_s"] and "%.6f" % x["speedup_hi"] == y["speedup_hi"]
+           and str(x["reps"]) == y["reps"] and x["mask"] == y["mask"]
            for x, y in zip(rows, c))
 print("csv same:", same)
-noisy = sum(any(not r["rank_ok"] for r in p) for p in points.values())
-warn = [l for l in open("err") if "too noisy" in l]
-if noisy:
-    m = re.match(r"maskkit: warning: (\d+) of (\d+) points too noisy to rank", warn[-1])
-    print("warning counts:", m and (int(m[1]), int(m[2])) == (noisy, len(points)))
-else:
-    print("warning counts:", not warn)
+base = sorted({r["dense_baseline_s"] for r in rows})
+print("one dense baseline:", len(base) == 1 and min(r["dense_s"] for r in rows) <= base[0] <=
+      max(r["dense_s"] for r in rows))
+# the summary: a line per point, its verdict from the best kernel's interval
+lines = [l.split() for l in open("summary") if re.match(r"(local|star) +\d+%", l)]
+best = {}
+for p in points.values():
+    b = max((r for r in p if r["kernel"] != "dense"), key=lambda r: r["speedup"])
+    best[(p[0]["pattern"], round(100 * p[0]["target"]))] = b
+good = len(lines) == 4
+for l in lines:
+    b = best[(l[0], int(l[1][:-1]))]
+    v = ("faster" if b["speedup_lo"] > 1 and b["reps"] >= 6 else "slower" if b["speedup_hi"] < 1
+         and b["reps"] >= 6 else None)
+    good &= l[4] == b["kernel"] and l[5] == "%.2fx" % b["speedup"] and (v is None or l[10] == v)
+print("summary: a line per point, the best kernel, its speed-up and verdict:", good)
 PY
