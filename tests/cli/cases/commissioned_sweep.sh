@@ -18,4 +18,5 @@ for p in local strided fixed logsparse bigbird longformer star random; do
 done
 grep -c '^where the mask pays off' out
 grep -q 'sweep 74/74: done' err || echo "no progress on stderr"
-ls | grep -v '^\(stdout\|stderr\|out\|err\)$'   # no file written
+left=$(ls | grep -v '^\(stdout\|stderr\|out\|err\)$')   # no file written
+[ -z "$left" ] || echo "files written: $left"

@@ -7,13 +7,17 @@
 # One thread: under make -j the other core runs another test, and a kernel
 # whose two threads share a core with it stalls at every barrier, which
 # tests the scheduler rather than the sweep (bench/sweep_repeatability.sh
-# BUSY=1 measures that case, two threads beside a spinning core).
+# BUSY=1 measures that case).  The 3 % is a statistic of timings: a run that
+# another test disturbed heavily may miss it, so a second run is made then,
+# and both must miss it to fail (a wrong statistic misses it every time);
+# the ranked rows must hold their interval in every run.
 py=${PYTHON:-/usr/bin/python3}
-OMP_NUM_THREADS=1 "$MASKKIT" sweep --n 256 --heads 2 --patterns local,bigbird,star --sparsity 30..90:30 \
-	--max-time 0.2 -q -o s.csv 2>err || { cat err; exit 1; }
-"$py" - <<'PY'
-import csv, statistics
-rows = [r for r in csv.DictReader(l for l in open("s.csv") if not l.startswith("#"))
+for attempt in 1 2; do
+	OMP_NUM_THREADS=1 "$MASKKIT" sweep --n 256 --heads 2 --patterns local,bigbird,star \
+		--sparsity 30..90:30 --max-time 0.2 -q -o s$attempt.csv 2>err || { cat err; exit 1; }
+	"$py" - s$attempt.csv <<'PY' >result$attempt || exit 1
+import csv, statistics, sys
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
         if r["kernel"] != "dense"]
 bad, diffs = [], []
 for r in rows:
@@ -29,3 +33,8 @@ print("ranked rows whose medians contradict their interval:", bad)
 med = statistics.median(diffs)
 print("median |dense_s / median_s / speedup - 1| under 3 %:", med < 0.03 or med)
 PY
+	head -2 result$attempt >>structure
+	grep -q ': True$' result$attempt && break
+done
+sort -u structure
+tail -1 result$attempt
