@@ -28,7 +28,6 @@
 #include "sweep_internal.h"
 
 #define SWEEP_DEVICE_WARMUPS 3 /* a GPU's clocks and caches settle after a few runs */
-#define SWEEP_OUT_OF_RACE 2.0  /* slower than another kernel by this: it leaves the rotation */
 #define SWEEP_RACE_REPS 3      /* ... judged from this many repetitions on */
 #define SWEEP_OFF_BASELINE 0.2 /* a point whose dense is this far off the run's is measured again */
 
@@ -141,7 +140,7 @@ static int sweep_warm(sweep_run *x, mk_sweep_row *r, mk_attn_kernel kernel,
 
 /* The kernels that may leave the rotation: those whose interval is
  * precise (once min_reps are done), and from SWEEP_RACE_REPS on those out
- * of the race, more than SWEEP_OUT_OF_RACE times slower than another kernel
+ * of the race, more than MK_SWEEP_OUT_OF_RACE times slower than another kernel
  * (dense included) in every repetition so far, or with 95% confidence from
  * 6 on: nobody picks them, and their runs would take the time that the close
  * calls need.  Under a fixed count (min_reps = max_reps) none leaves. */
@@ -158,7 +157,7 @@ static unsigned sweep_settled(const sweep_run *x, const mk_sweep_stats *st, int 
 	for (int k = 0; k < MK_KERNEL_COUNT; k++)
 		if (k != MK_KERNEL_DENSE && (x->timed & (1u << k)) &&
 		    ((done >= x->min_reps && mk_sweep_precise(st, k, x->o->precision)) ||
-		     st->speedup[k].hi * SWEEP_OUT_OF_RACE < best_lo))
+		     st->speedup[k].hi * MK_SWEEP_OUT_OF_RACE < best_lo))
 			out |= 1u << k;
 	return out;
 }

@@ -165,6 +165,19 @@ bool mk_sweep_row_precise(const mk_sweep_row *r, double precision)
 			    r->reps, precision);
 }
 
+const char *mk_sweep_row_verdict(const mk_sweep_row *r, double precision)
+{
+	if (!r->agree)
+		return "unsure";
+	if (r->reps < MK_SWEEP_MIN_REPS && r->speedup_hi * MK_SWEEP_OUT_OF_RACE < 1)
+		return "slower";
+	if (r->speedup_lo > 1 && r->reps >= MK_SWEEP_MIN_REPS)
+		return "faster";
+	if (r->speedup_hi < 1 && r->reps >= MK_SWEEP_MIN_REPS)
+		return "slower";
+	return mk_sweep_row_precise(r, precision) ? "same" : "unsure";
+}
+
 bool mk_sweep_all_agree(const mk_sweep_stats *st, unsigned kernels)
 {
 	for (int k = 0; k < MK_KERNEL_COUNT; k++)

@@ -11,7 +11,10 @@
 # 3. one figure (templates/gpu_sweep.gp): time against achieved sparsity.
 # Environment: N (4096), BATCH (1), HEADS (16), D (128), DTYPE (bf16),
 # BACKEND (cuda; cpu with DTYPE=fp32 tries the script without a GPU),
-# DEVICE (0), REPS (20), TILE (64), PATTERNS, SPARSITY (50%..95%:15%), PYTHON,
+# DEVICE (0), REPS (unset: the sweep's adaptive repetitions, and 20 for the
+# peers; set: exactly that many for both), TILE (64), PATTERNS, SPARSITY
+# (50%..95%:15%), KERNELS (dense block csr masked: one sweep each), PEERS (0:
+# none), PYTHON,
 # MAX_MEMORY (4G).  Without gnuplot (the GPU machine has none) the plot's data
 # is left for tests/gpu/summarize.py --plot elsewhere.
 # Needs a GPU; a benchmark, never part of make check.
@@ -21,16 +24,19 @@ maskkit=${MASKKIT:-$here/build/maskkit}
 python=${PYTHON:-python3}
 out=${1:-out/gpu_sweep}
 N=${N:-4096} BATCH=${BATCH:-1} HEADS=${HEADS:-16} D=${D:-128} DTYPE=${DTYPE:-bf16}
-DEVICE=${DEVICE:-0} REPS=${REPS:-20} TILE=${TILE:-64} MAX_MEMORY=${MAX_MEMORY:-4G}
+DEVICE=${DEVICE:-0} REPS=${REPS:-} TILE=${TILE:-64} MAX_MEMORY=${MAX_MEMORY:-4G}
 BACKEND=${BACKEND:-cuda}
 PATTERNS=${PATTERNS:-local,bigbird,longformer,strided}
 SPARSITY=${SPARSITY:-50%..95%:15%}
 mkdir -p "$out"
+# the sweep repeats each point until its speed-ups are known to --precision
+# (or its --max-time is up) unless REPS asks for a fixed count
+reps_opt=${REPS:+--reps $REPS}
 
-for kernel in dense block csr masked; do
+for kernel in ${KERNELS:-dense block csr masked}; do
 	echo "== maskkit sweep --kernels $kernel ($BACKEND, $DTYPE, n $N, d $D)"
 	"$maskkit" sweep --backend "$BACKEND" --device "$DEVICE" --dtype "$DTYPE" --head-dim "$D" \
-		--n "$N" --batch "$BATCH" --heads "$HEADS" --tile "$TILE" --reps "$REPS" \
+		--n "$N" --batch "$BATCH" --heads "$HEADS" --tile "$TILE" $reps_opt \
 		--patterns "$PATTERNS" --sparsity "$SPARSITY" --kernels "$kernel" \
 		--max-memory "$MAX_MEMORY" -o "$out/sweep_$kernel.json" ||
 		echo "gpu_sweep: the $kernel sweep failed (exit $?); the others go on"
@@ -50,11 +56,16 @@ rows = json.load(open(sys.argv[1]))["results"]
 print(",".join(dict.fromkeys(r["mask"] for r in rows if r["kernel"] != "dense")))
 ' "$out/sweep.json")
 
-echo "== peers (torch, $DTYPE)"
-MASKKIT=$maskkit PYTHONUNBUFFERED=1 "$python" "$here/bench/peers.py" --no-numpy --n "$N" \
-	--batch "$BATCH" --heads "$HEADS" --head-dim "$D" --dtype "$DTYPE" --reps "$REPS" \
-	--tile "$TILE" --patterns "$masks" -o "$out/peers.csv" ||
-	echo "gpu_sweep: peers.py failed (exit $?); the plot shows what it wrote"
+if [ "${PEERS:-1}" = 0 ]; then
+	echo "== peers: left to a later step (PEERS=0)"
+else
+	echo "== peers (torch, $DTYPE)"
+	MASKKIT=$maskkit PYTHONUNBUFFERED=1 "$python" "$here/bench/peers.py" --no-numpy \
+		--no-agreement --n "$N" --batch "$BATCH" --heads "$HEADS" --head-dim "$D" \
+		--dtype "$DTYPE" --reps "${REPS:-20}" --tile "$TILE" --patterns "$masks" \
+		-o "$out/peers.csv" ||
+		echo "gpu_sweep: peers.py failed (exit $?); the plot shows what it wrote"
+fi
 
 # The plot's data: a block per (pattern, source/kernel) series in order of
 # sparsity, and the gnuplot variables naming them.

@@ -430,6 +430,21 @@ START_TEST(test_run_settled_kernels_leave)
 	ck_assert_int_eq(k.rows[MK_KERNEL_BLOCK].reps, 12);
 	ck_assert_int_eq(k.rows[MK_KERNEL_CSR].reps, 3);
 	ck_assert(k.rows[MK_KERNEL_CSR].speedup == 0.1 && !k.rows[MK_KERNEL_CSR].rank_ok);
+	/* three runs have no 95% interval, but 10x slower in each says enough */
+	ck_assert_str_eq(mk_sweep_row_verdict(&k.rows[MK_KERNEL_CSR], 0.05), "slower");
+	ck_assert_str_eq(mk_sweep_row_verdict(&k.rows[MK_KERNEL_MASKED], 0.05), "same");
+	ck_assert_str_eq(mk_sweep_row_verdict(&k.rows[MK_KERNEL_BLOCK], 0.05), "faster");
+	{
+		/* three runs within 2x of dense say nothing yet; disagreeing
+		 * medians never give a verdict */
+		mk_sweep_row r = {.speedup = 0.7, .speedup_lo = 0.6, .speedup_hi = 0.8, .reps = 3,
+				  .agree = true};
+		ck_assert_str_eq(mk_sweep_row_verdict(&r, 0.05), "unsure");
+		r.reps = 6;
+		ck_assert_str_eq(mk_sweep_row_verdict(&r, 0.05), "slower");
+		r.agree = false;
+		ck_assert_str_eq(mk_sweep_row_verdict(&r, 0.05), "unsure");
+	}
 	/* the calls after the check and warm-ups: as many as the rows say */
 	for (int c = 1 + 4; c < script.calls; c++)
 		per[script.seq[c]]++;

@@ -47,6 +47,10 @@ double mk_compute_tolerance(mk_compute t);
 #define MK_SWEEP_MAX_REPS 200
 #define MK_SWEEP_PRECISION 0.05  /* +-5% */
 #define MK_SWEEP_MAX_TIME 1.0    /* seconds of timed runs per point */
+/* A kernel slower than another (dense included) by this factor in each of
+ * its first repetitions leaves the rotation early, with fewer than
+ * MK_SWEEP_MIN_REPS runs: nobody would pick it. */
+#define MK_SWEEP_OUT_OF_RACE 2.0
 
 typedef struct mk_sweep_opts {
 	/* each a pattern a sweep can vary (mk_sweep_param: solved for every
@@ -128,6 +132,13 @@ typedef struct mk_sweep_row {
 /* Whether a row's interval lies within +-precision of its speed-up, from
  * at least MK_SWEEP_MIN_REPS runs: the rule that stops a point's runs. */
 bool mk_sweep_row_precise(const mk_sweep_row *r, double precision);
+
+/* The row's verdict against dense, as the summary prints it: "faster" (the
+ * whole 95% interval above 1), "slower" (below 1, or out of the race
+ * against dense: slower by MK_SWEEP_OUT_OF_RACE in each of its few runs,
+ * whose interval is their range), "same" (a precise interval about 1) or
+ * "unsure" (too few runs, a wide interval, or medians that disagree). */
+const char *mk_sweep_row_verdict(const mk_sweep_row *r, double precision);
 
 /* The name of pattern p's rows: its label, else the pattern itself. */
 const char *mk_sweep_label(const mk_sweep_opts *o, size_t p);

@@ -33,17 +33,9 @@ static const mk_sweep_row *sum_best(const mk_sweep_row *r, size_t n)
 	return best;
 }
 
-/* faster: the whole interval above 1; slower: below; else same (a narrow
- * interval) or unsure. */
 static const char *sum_verdict(const sweep_cli *c, const mk_sweep_row *r)
 {
-	if (!r->agree)
-		return "unsure";
-	if (r->speedup_lo > 1 && r->reps >= MK_SWEEP_MIN_REPS)
-		return "faster";
-	if (r->speedup_hi < 1 && r->reps >= MK_SWEEP_MIN_REPS)
-		return "slower";
-	return mk_sweep_row_precise(r, c->s.precision) ? "same" : "unsure";
+	return mk_sweep_row_verdict(r, c->s.precision);
 }
 
 static bool sum_pays(const sweep_cli *c, const mk_sweep_row *best)
@@ -135,7 +127,7 @@ static void sum_pays_off(FILE *f, const sweep_cli *c, const char *pattern, const
 	}
 	if (open)
 		sum_run_print(f, &run, !any++);
-	if (!any && top && top->reps < MK_SWEEP_MIN_REPS)
+	if (!any && top && top->reps < MK_SWEEP_MIN_REPS && strcmp(sum_verdict(c, top), "slower"))
 		fprintf(f, "cannot tell from %d runs (%d give a 95%% interval)", top->reps,
 			MK_SWEEP_MIN_REPS);
 	else if (!any && top)

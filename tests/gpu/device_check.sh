@@ -22,6 +22,8 @@
 #                (CHECK_CUDA_MASKS: the masks with empty rows and split rows;
 #                racecheck on the first only)
 #   sweep_16384  the sweep at n = 16384
+#   ncu_dense    Nsight Compute on one launch of the dense tile kernel (bf16,
+#                d = 128, n = 4096, 64 slices): where its time goes
 #   summary      tests/gpu/summarize.py: summary.md, the table the README gets
 # TOTAL (seconds, default 420) bounds the whole run: a step gets at most what
 # is left of it, less a reserve for the summary and the packing, so that the
@@ -69,20 +71,51 @@ check_cuda() {
 	return $rc
 }
 
+# sanitize TOOL MASKS [NORMS CASE]: check_cuda's mask cases MASKS, its first
+# NORMS norms (default all four), only its Check case CASE (default all)
 sanitize() {
-	TOOLS=$1 CHECK_CUDA="$dir/bin/check_cuda" CHECK_CUDA_MASKS=$2 sh "$dir/tests/gpu/sanitize.sh"
+	TOOLS=$1 CHECK_CUDA="$dir/bin/check_cuda" CHECK_CUDA_MASKS=$2 CHECK_CUDA_NORMS=${3:-} \
+		CK_RUN_CASE=${4:-} sh "$dir/tests/gpu/sanitize.sh"
 }
 
+# sweep N PATTERNS SPARSITY KERNELS [REPS]: bench/gpu_sweep.sh without its
+# peers (a step of their own), adaptive repetitions unless REPS
 sweep() {
-	MASKKIT=$maskkit PYTHON=$python N=$1 BATCH=1 HEADS=64 D=128 DTYPE=bf16 REPS=${REPS:-10} \
-		PATTERNS=${PATTERNS:-local,bigbird,longformer,strided} \
-		SPARSITY=${SPARSITY:-50%..95%:15%} sh "$dir/bench/gpu_sweep.sh" "$work/sweep_$1"
+	MASKKIT=$maskkit PYTHON=$python N=$1 BATCH=1 HEADS=64 D=128 DTYPE=bf16 REPS=${5:-} PEERS=0 \
+		PATTERNS=$2 SPARSITY=$3 KERNELS=$4 sh "$dir/bench/gpu_sweep.sh" "$work/sweep_$1"
+}
+
+# peers N: bench/peers.py on the masks of PEERS_PATTERNS_N (a rerun's way
+# to time the masks an earlier run swept), else of sweep_N/sweep.json
+peers() {
+	eval "masks=\${PEERS_PATTERNS_$1:-}"
+	[ -n "$masks" ] || masks=$("$python" -c 'import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+print(",".join(dict.fromkeys(r["mask"] for r in rows if r["kernel"] != "dense")))' \
+		"$work/sweep_$1/sweep.json") || return 2
+	mkdir -p "$work/sweep_$1"
+	MASKKIT=$maskkit PYTHONUNBUFFERED=1 "$python" "$dir/bench/peers.py" --no-numpy \
+		--no-agreement --n "$1" --batch 1 --heads 64 --head-dim 128 --dtype bf16 \
+		--reps "${REPS:-20}" --tile 64 --patterns "$masks" -o "$work/sweep_$1/peers.csv"
 }
 
 dnas() {
 	"$maskkit" sweep --backend cuda --dtype bf16 --head-dim 128 --n 4096 --batch 1 --heads 64 \
-		--kernels dense --norm softmax,dnas --patterns local --sparsity 50% --reps "${REPS:-10}" \
+		--kernels dense --norm softmax,dnas --patterns local --sparsity 50% ${REPS:+--reps $REPS} \
 		-o "$work/dnas.json"
+}
+
+# one dense launch after the warm-ups, the clocks left alone (the device
+# notes: ncu's clock control would pin them below what the sweep ran at)
+ncu_dense() {
+	command -v ncu >/dev/null || { echo "ncu: not found"; return 77; }
+	ncu --clock-control none --target-processes all -k regex:tiles_kernel --launch-skip 3 \
+		--launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+		--section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+		--section WarpStateStats --section SchedulerStats --section InstructionStats \
+		"$maskkit" sweep --backend cuda --dtype bf16 --head-dim 128 --n 4096 --batch 1 \
+		--heads 64 --kernels dense --patterns local --sparsity 50% --reps 1 --warmup 3 -q \
+		-o "$work/ncu_sweep.csv"
 }
 
 summary() { "$python" "$top/tests/gpu/summarize.py" "$work"; }
@@ -146,11 +179,19 @@ step() {
 step info 20 info
 step block_plan 20 block_plan
 step check_cuda 100 check_cuda
-step sweep_4096 120 sweep 4096
+step sweep_4096 150 sweep 4096 "${PATTERNS:-local,bigbird,longformer,strided}" \
+	"${SPARSITY:-50%..95%:15%}" "${KERNELS:-dense block csr masked}"
+step peers_4096 90 peers 4096
 step dnas 60 dnas
 step memcheck 50 sanitize memcheck "${SANITIZE_MASKS:-4,10}"
 step synccheck 40 sanitize synccheck "${SANITIZE_MASKS:-4,10}"
-step racecheck 60 sanitize racecheck "${RACECHECK_MASKS:-4}"
-step sweep_16384 150 sweep 16384
+# racecheck is the slowest tool: one mask case, softmax and dnas, the kernels only
+step racecheck 100 sanitize racecheck "${RACECHECK_MASKS:-4}" 2 kernels
+# n = 16384: each run uploads 1.5 GB of inputs, so fewer points and a fixed
+# count (the GPU's repetitions agree to within 1% at n = 4096)
+step sweep_16384 120 sweep 16384 "${PATTERNS_16384:-local,bigbird}" \
+	"${SPARSITY_16384:-50%,80%,95%}" "${KERNELS_16384:-dense block}" "${REPS_16384:-4}"
+step peers_16384 90 peers 16384
+step ncu_dense 45 ncu_dense
 STEPS="${STEPS:+$STEPS }summary" step summary 30 summary
 echo "device_check: $(($(date +%s) - start)) s; results in $out (results.tar.gz, steps.tsv, summary.md)"

@@ -85,7 +85,7 @@ grep -q "^| $mask | .* | 0.500 |" "$tmp/w/summary.md" || bad "summary.md: no fle
 BUNDLE=$tmp/b/maskkit-gpu.tar.gz PYTHON=${PYTHON:-python3} \
 	sh "$src/tests/gpu/device_check.sh" "$tmp/dc" >"$tmp/dc.log" 2>&1 || bad "device_check.sh: $(tail -1 "$tmp/dc.log")"
 steps=$(tail -n +2 "$tmp/dc/steps.tsv" | cut -f1 | tr '\n' ' ')
-[ "$steps" = "info block_plan check_cuda sweep_4096 dnas memcheck synccheck racecheck sweep_16384 summary " ] ||
+[ "$steps" = "info block_plan check_cuda sweep_4096 peers_4096 dnas memcheck synccheck racecheck sweep_16384 peers_16384 ncu_dense summary " ] ||
 	bad "device_check steps: '$steps'"
 grep -q "^block_plan	0	" "$tmp/dc/steps.tsv" || bad "device_check: block_plan failed"
 grep -q "^summary	0	" "$tmp/dc/steps.tsv" || bad "device_check: summary failed"
