@@ -366,48 +366,7 @@ static bool cli_same_file(const struct stat *a, const char *path)
 	return path && stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
 }
 
-/* The files of a model a command reads: the directory's known files and its
- * safetensors shards, or the weights file and the known files beside it. */
-static const char *cli_model_file(const struct stat *out, const char *model)
-{
-	static const char *const known[] = {"config.json", "tokenizer.json", "vocab.txt",
-					    "tokenizer_config.json", "model.safetensors.index.json",
-					    "tf_model.h5"};
-	static char path[4096 + 256];
-	const char *slash = strrchr(model, '/'), *hit = NULL;
-	char dir[4096];
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-
-	if (cli_same_file(out, model))
-		return model;
-	if (stat(model, &st) == 0 && S_ISDIR(st.st_mode))
-		snprintf(dir, sizeof dir, "%s", model);
-	else if (slash)
-		snprintf(dir, sizeof dir, "%.*s", slash == model ? 1 : (int)(slash - model), model);
-	else
-		snprintf(dir, sizeof dir, ".");
-	for (size_t k = 0; k < sizeof known / sizeof *known && !hit; k++) {
-		snprintf(path, sizeof path, "%s/%s", dir, known[k]);
-		hit = cli_same_file(out, path) ? path : NULL;
-	}
-	/* shards and other weights: any .safetensors there */
-	d = hit ? NULL : opendir(dir);
-	while (d && !hit && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n > 12 && !strcmp(e->d_name + n - 12, ".safetensors")) {
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			hit = cli_same_file(out, path) ? path : NULL;
-		}
-	}
-	if (d)
-		closedir(d);
-	return hit;
-}
-
-int cli_output_not_input(const char *opt, const char *out, const char *const *inputs, int n,
-			 const char *model)
+int cli_output_not_input(const char *opt, const char *out, const char *const *inputs, int n)
 {
 	struct stat so;
 	const char *hit = NULL;
@@ -417,8 +376,6 @@ int cli_output_not_input(const char *opt, const char *out, const char *const *in
 	for (int k = 0; k < n && !hit; k++)
 		if (cli_same_file(&so, inputs[k]))
 			hit = inputs[k];
-	if (!hit && model)
-		hit = cli_model_file(&so, model);
 	if (hit)
 		return mk_error_set(MK_EINVAL, "%s '%s' is the input '%s': writing it would destroy "
 				    "the input", opt, out, hit);

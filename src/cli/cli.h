@@ -130,11 +130,9 @@ int cli_output_name(const char *pattern, const char *input, char **out);
  * written only after long work, checked before it starts. */
 int cli_check_output_dir(const char *path);
 /* MK_EINVAL naming opt when out is an existing file that is also one of the
- * n inputs, or one of the files of the model (a directory's config.json,
- * tokenizer, weights and shards; a weights file and those beside it),
- * compared by device and inode, so under any spelling. */
-int cli_output_not_input(const char *opt, const char *out, const char *const *inputs, int n,
-			 const char *model);
+ * n files given, compared by device and inode, so under any spelling (one
+ * output over another; an output over an input: cli_io.c). */
+int cli_output_not_input(const char *opt, const char *out, const char *const *inputs, int n);
 /* A --mask expression (or file) bound at the tensors' n queries and kv keys
  * (kv = n: square): MK_EINVAL when its files fix another size. */
 int cli_bind_mask(const char *spec, const mk_bind_opts *bind, int64_t n, int64_t kv,

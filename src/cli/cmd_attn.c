@@ -19,7 +19,6 @@
 #include "attn_backend.h"
 
 #define ATTN_WEIGHTS_MAX_N 4096 /* pi has n^2 entries per head */
-#define ATTN_MAX_INPUTS 64 /* Q, K, V and the --mask expression's files */
 
 typedef struct attn_opts {
 	mk_bind_opts bind; /* --seed, --max-memory */
@@ -53,10 +52,10 @@ static int attn_opt_n(void *opts, const char *arg)
 }
 
 static const struct cli_opt attn_table[] = {
-	CLI_OPT_FILE("output", 'o', attn_opts, out, "FILE",
+	CLI_OPT_WRITE_H5("output", 'o', attn_opts, out, "FILE", "O",
 		     "O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset; an existing .h5 keeps "
 		     "its other datasets"),
-	CLI_OPT_STRING("mask", 0, attn_opts, mask, "EXPR",
+	CLI_OPT_READ_AS("mask", 0, CLI_STRING, attn_opts, mask, "EXPR",
 		       "the mask, an expression or a mask file of n x kv_len (see 'maskkit gen "
 		       "--help'; default: every entry)"),
 	CLI_OPT_CALL("norm", 0, attn_opt_norm, "NORM", "softmax",
@@ -66,7 +65,7 @@ static const struct cli_opt attn_table[] = {
 		     "with --mask) or csr"),
 	CLI_OPT_ENUM("backend", 0, attn_opts, backend, "B", attn_backends, NULL, "auto",
 		     "auto (cuda when built and a device is usable, else cpu), cpu or cuda"),
-	CLI_OPT_FILE("weights-out", 0, attn_opts, weights, "W",
+	CLI_OPT_WRITE_H5("weights-out", 0, attn_opts, weights, "W", "pi",
 		     "also write the attention matrix pi, [.., n, n] (.npy, or .h5 dataset 'pi'); "
 		     "n <= 4096"),
 	CLI_OPT_INT("tile", 0, attn_opts, tile, "B", 1, MK_N_MAX, "64",
@@ -291,26 +290,6 @@ out:
 	return ret;
 }
 
-/* Neither output may overwrite an input: Q, K, V or a mask file the --mask
- * expression reads.  After reading, so that FILE.h5 alone names the dataset
- * the read found. */
-static int attn_check_outputs(char **files, const attn_opts *o, const attn_job *j)
-{
-	const char *in[ATTN_MAX_INPUTS];
-	size_t count = 3;
-	int ret;
-
-	memcpy(in, files, 3 * sizeof *in);
-	if (j->expr)
-		count += mk_expr_files(j->expr, in + 3, ATTN_MAX_INPUTS - 3);
-	if (count > ATTN_MAX_INPUTS)
-		return mk_error_set(MK_EINVAL, "--mask reads more than %d files",
-				    ATTN_MAX_INPUTS - 3);
-	if ((ret = mk_tensor_check_output(o->out, "O", in, count)))
-		return ret;
-	return o->weights ? mk_tensor_check_output(o->weights, "pi", in, count) : MK_OK;
-}
-
 static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 {
 	int ret;
@@ -326,7 +305,7 @@ static int attn_compute(char **files, const attn_opts *o, attn_job *j)
 		return mk_error_set(MK_ERANGE, "--weights-out needs n and kv_len <= %d (pi has "
 				    "n kv_len entries per head), got %" PRId64 " and %" PRId64,
 				    ATTN_WEIGHTS_MAX_N, j->shape.n, mk_attn_kv(&j->shape));
-	if ((ret = attn_mask(o, j)) || (ret = attn_check_outputs(files, o, j)) ||
+	if ((ret = attn_mask(o, j)) ||
 	    (ret = mk_tensor_new(j->qkv[0].rank, j->qkv[0].dims, j->dtype, o->bind.max_memory,
 				 "O", &j->o)))
 		return ret;

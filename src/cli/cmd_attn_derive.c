@@ -28,16 +28,16 @@ typedef struct ad_opts {
 static const struct cli_opt ad_table[] = {
 	CLI_OPT_STRING("dataset", 0, ad_opts, d.dataset, "PATH",
 		       "the probabilities (default as attn-stats finds them); FILE.h5:/PATH too"),
-	CLI_OPT_FILE("mean-map", 0, ad_opts, mean_map, "OUT.h5",
+	CLI_OPT_WRITE("mean-map", 0, ad_opts, mean_map, "OUT.h5",
 		     "write the mean map of each layer as dataset layer_L [heads, M, M]"),
 	CLI_OPT_INT("size", 0, ad_opts, size, "M", 1, MK_N_MAX, NULL,
 		    "the mean map's size (default: the median sample length)"),
-	CLI_OPT_FILE("png", 0, ad_opts, png, "FILE.png",
+	CLI_OPT_WRITE("png", 0, ad_opts, png, "FILE.png",
 		     "heatmaps of the mean map of --layer's heads (colours: 1st to 99th "
 		     "percentile of each head)"),
 	CLI_OPT_INT("layer", 0, ad_opts, layer, "L", 0, 100000, "0",
 		    "the layer --png draws (0-based)"),
-	CLI_OPT_FILE("indicators", 0, ad_opts, indicators, "OUT.h5",
+	CLI_OPT_WRITE("indicators", 0, ad_opts, indicators, "OUT.h5",
 		     "write row and column indicators 'rows', 'cols' [samples, layers, heads, N] "
 		     "(float32 0/1) for maskkit axis"),
 	CLI_OPT_DOUBLE("col-factor", 0, ad_opts, col_factor, "F", 0, 1e9, CLI_LO_OPEN, "2",
@@ -239,7 +239,7 @@ static int ad_check_outputs(const ad_opts *o, const char *input)
 			if (outs[x])
 				others[n++] = outs[x];
 		if (outs[k])
-			ret = cli_output_not_input(opts[k], outs[k], others, n, NULL);
+			ret = cli_output_not_input(opts[k], outs[k], others, n);
 		for (int x = 0; x < k && ret == MK_OK; x++) {
 			char ca[8192], cb[8192];
 			if (!outs[k] || !outs[x])

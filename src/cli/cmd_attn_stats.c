@@ -62,10 +62,10 @@ static const struct cli_opt as_table[] = {
 	CLI_OPT_FLAG("json", 0, as_opts, json,
 		     "everything as JSON on stdout, with the profiles of offsets -K..K per layer "
 		     "and head"),
-	CLI_OPT_FILE("profile-csv", 0, as_opts, profile_csv, "FILE",
+	CLI_OPT_WRITE("profile-csv", 0, as_opts, profile_csv, "FILE",
 		     "the profile over offsets -K..K: offset, count, the mean over heads of each "
 		     "layer, then each head"),
-	CLI_OPT_FILE("png", 0, as_opts, png, "FILE.png",
+	CLI_OPT_WRITE("png", 0, as_opts, png, "FILE.png",
 		     "gnuplot figure of each layer's mean profile over offsets -K..K (log scale "
 		     "when all values are > 0)"),
 	CLI_OPT_OLD("plot", "png"),

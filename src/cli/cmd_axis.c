@@ -48,12 +48,12 @@ static const struct cli_opt axis_table[] = {
 	CLI_OPT_CALL("lengths", 0, axis_opt_lengths, "L", NULL,
 		     "the lengths N_i [samples] in FILE.h5 (default: 'lengths' when present, else "
 		     "every sample is N long; 'none' ignores them)"),
-	CLI_OPT_STRING("lengths-file", 0, axis_cli, lengths_file, "SPEC",
+	CLI_OPT_READ_AS("lengths-file", 0, CLI_STRING, axis_cli, lengths_file, "SPEC",
 		       "lengths from another file: F.h5, F.h5:/path, F.npy or a text file of "
 		       "integers"),
 	CLI_OPT_DOUBLE("threshold", 0, axis_cli, threshold, "T", -INFINITY, INFINITY, 0, "0.5",
 		       "float indicators: important when >= T (integers and booleans: nonzero)"),
-	CLI_OPT_STRING("with", 0, axis_cli, local, "EXPR",
+	CLI_OPT_READ_AS("with", 0, CLI_STRING, axis_cli, local, "EXPR",
 		       "the local pattern (default local2, as the paper pairs them; 'none' for the "
 		       "axis part alone)"),
 	CLI_OPT_UINT("seed", 0, axis_cli, seed, "SEED", "0", "seed for random terms of EXPR without seed="),
@@ -62,7 +62,7 @@ static const struct cli_opt axis_table[] = {
 		     "machine-readable output (by_layer always; by_head or by_sample with --by)"),
 	CLI_OPT_OUT("csv", 0, axis_cli, csv, "FILE",
 		     "the groups as CSV ('-': standard output, instead of the table)"),
-	CLI_OPT_FILE("output", 'o', axis_cli, out, "FILE",
+	CLI_OPT_WRITE("output", 'o', axis_cli, out, "FILE",
 		     "also write sample K's masks B: uint8 [layers, heads, N_K, N_K] (heads 1 "
 		     "without a heads axis), which maskkit measure F.h5 reads layer by layer"),
 	CLI_OPT_INT("sample", 0, axis_cli, sample, "K", 0, (double)(INT64_C(1) << 62), NULL,

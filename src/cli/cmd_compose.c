@@ -20,7 +20,7 @@ static const int compose_op_values[] = {MK_OP_OR, MK_OP_AND, MK_OP_ANDNOT, MK_OP
 static const struct cli_opt compose_table[] = {
 	CLI_OPT_ENUM("op", 0, compose_opts, op, "OP", compose_ops, compose_op_values, "or",
 		     "or, and, minus (AND-NOT: M1 without M2 ...)"),
-	CLI_OPT_FILE("heads-file", 0, compose_opts, heads, "FILE",
+	CLI_OPT_READ("heads-file", 0, compose_opts, heads, "FILE",
 		     "one mask per head: head k's mask is ((H_k op MASK1) op MASK2) ..., where "
 		     "H_k is its expression in FILE (see below)"),
 	CLI_OPT_CALL("n", 'n', cli_mask_opt_n, "N", NULL,
@@ -28,7 +28,7 @@ static const struct cli_opt compose_table[] = {
 	CLI_MASK_RECT_OPTS,
 	CLI_OPT_UINT("seed", 0, compose_opts, m.bind.seed, "SEED", "0",
 		     "seed for random terms without seed="),
-	CLI_OPT_FILE("output", 'o', compose_opts, m.out, "FILE", "write to FILE (atomically)"),
+	CLI_OPT_WRITE("output", 'o', compose_opts, m.out, "FILE", "write to FILE (atomically)"),
 	CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL,
 		     "txt, json, png, h5, npy, blocks or flex (default: from FILE's extension)"),
 	CLI_OPT_INT("block", 0, compose_opts, m.block, "B", 1, MK_N_MAX, "128",

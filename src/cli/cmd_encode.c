@@ -26,11 +26,11 @@ typedef struct enc_opts {
 } enc_opts;
 
 static const struct cli_opt enc_table[] = {
-	CLI_OPT_FILE("text", 0, enc_opts, text, "FILE",
+	CLI_OPT_READ("text", 0, enc_opts, text, "FILE",
 		     "the UTF-8 text: one sample per non-blank line"),
 	CLI_OPT_FLAG("sentences", 0, enc_opts, sentences,
 		     "one sample per sentence of each paragraph instead (as maskkit tokenize)"),
-	CLI_OPT_FILE("ids", 0, enc_opts, ids, "FILE",
+	CLI_OPT_READ("ids", 0, enc_opts, ids, "FILE",
 		     "token ids instead of --text: one sample per line, ids separated by spaces "
 		     "(as maskkit tokenize prints them)"),
 	CLI_OPT_INT("max-len", 0, enc_opts, max_len, "N", 2, MK_N_MAX, "128",
@@ -40,22 +40,22 @@ static const struct cli_opt enc_table[] = {
 		    "the first K samples only"),
 	CLI_OPT_INT("batch", 0, enc_opts, batch, "B", 1, 65536, "32",
 		    "samples per forward pass"),
-	CLI_OPT_STRING("mask", 0, enc_opts, mask, "EXPR",
+	CLI_OPT_READ_AS("mask", 0, CLI_STRING, enc_opts, mask, "EXPR",
 		       "attend only where the mask expression, bound at each sample's length, "
 		       "allows"),
 	CLI_OPT_UINT("seed", 0, enc_opts, seed, "SEED", "0", "seed of --mask's random terms"),
 	CLI_OPT_FLAG("qk", 0, enc_opts, qk,
 		     "also write each layer's queries and keys, /qk/layer_L/{q,k}"),
-	CLI_OPT_FILE("tokenizer", 0, enc_opts, tokenizer, "PATH",
+	CLI_OPT_READ("tokenizer", 0, enc_opts, tokenizer, "PATH",
 		     "the tokenizer (tokenizer.json, vocab.txt or their directory; default: "
 		     "MODEL's directory)"),
-	CLI_OPT_FILE("config", 0, enc_opts, config, "PATH",
+	CLI_OPT_READ("config", 0, enc_opts, config, "PATH",
 		     "config.json (default: the one beside the weights)"),
 	CLI_OPT_SIZE("max-memory", 0, enc_opts, max_memory, "SIZE", "4G",
 		     "limit for the weights, a batch's buffers and the token ids"),
 	CLI_OPT_FLAG("json", 0, enc_opts, json, "print a summary as JSON"),
 	CLI_OPT_FLAG("quiet", 'q', enc_opts, quiet, "no progress on stderr"),
-	CLI_OPT_FILE("output", 'o', enc_opts, out, "FILE", "the HDF5 file to write (OUT.h5)"),
+	CLI_OPT_WRITE("output", 'o', enc_opts, out, "FILE", "the HDF5 file to write (OUT.h5)"),
 	CLI_OPT_END,
 };
 
@@ -184,9 +184,8 @@ static int enc_check(const enc_opts *o, const cli_args *a)
 				       o->sentences ? "sentences" : "tokenizer");
 	if (!o->out)
 		return cli_usage_error(c, "missing -o OUT.h5");
-	const char *inputs[] = {o->text, o->ids, o->config, o->tokenizer};
-	int ret = cli_output_not_input("-o", o->out, inputs, 4, a->argv[0]);
-	return ret ? ret : cli_check_output_dir(o->out);
+	/* -o over an input (the model's files among them): cli_io.c */
+	return cli_check_output_dir(o->out);
 }
 
 static int enc_exec(void *opts, const cli_args *a)

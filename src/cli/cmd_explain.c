@@ -122,15 +122,15 @@ static int explain_opt_score(void *opts, const char *arg)
 static const struct cli_opt ex_table[] = {
 	CLI_OPT_CALL("random", 0, explain_opt_random, "S,d[,scale]", NULL,
 		     "Gaussian Q and K, entries N(0, scale^2) (scale 1), picked by --seed"),
-	CLI_OPT_STRING("q", 0, ex_opts, qspec, "Q",
+	CLI_OPT_READ_AS("q", 0, CLI_STRING, ex_opts, qspec, "Q",
 		       "Q from a tensor file (.npy, .h5, .h5:/path), with --k"),
-	CLI_OPT_STRING("k", 0, ex_opts, kspec, "K", "K from a tensor file, with --q"),
+	CLI_OPT_READ_AS("k", 0, CLI_STRING, ex_opts, kspec, "K", "K from a tensor file, with --q"),
 	CLI_OPT_INT("heads", 0, ex_opts, heads, "H", 1, 1 << 16, NULL,
 		    "heads of x/wq/wk (needed there); heads of --random (default 1)"),
 	CLI_OPT_INT("sample", 0, ex_opts, sample, "K", 0, INT64_MAX / 2, NULL,
 		    "INPUT's q and k are [samples, heads, N, dk] (maskkit encode --qk): take sample "
 		    "K (0-based), cut to its length in the file's /lengths"),
-	CLI_OPT_FILE("text", 0, ex_opts, text, "FILE",
+	CLI_OPT_READ("text", 0, ex_opts, text, "FILE",
 		     "INPUT is a model (a HuggingFace directory): run it over sample K (--sample, "
 		     "default 0) of this text and take that sentence's queries and keys"),
 	CLI_OPT_FLAG("sentences", 0, ex_opts, sentences,
@@ -141,7 +141,7 @@ static const struct cli_opt ex_table[] = {
 		    "with --text: tokens kept of the sentence, [CLS] and [SEP] included"),
 	CLI_OPT_CALL("linear", 0, explain_opt_linear, "torch|tf", "torch",
 		     "wq/wk stored [heads*d, D] as PyTorch's Linear or [D, heads*d] as Keras"),
-	CLI_OPT_STRING("mask", 0, ex_opts, mask, "EXPR",
+	CLI_OPT_READ_AS("mask", 0, CLI_STRING, ex_opts, mask, "EXPR",
 		       "restrict every normalisation to the mask's entries (an expression or "
 		       "mask file, bound at S)"),
 	{.name = "norm", .type = CLI_STRING, .off = offsetof(ex_opts, norm_arg), .meta = "NORM,...",
@@ -152,7 +152,7 @@ static const struct cli_opt ex_table[] = {
 		    "also run K Sinkhorn rounds and print the row and column residuals "
 		    "max |sum - 1| after each"),
 	CLI_OPT_INT("bins", 0, ex_opts, bins, "B", 1, MK_EXPLAIN_BINS_MAX, "60", "histogram bins"),
-	CLI_OPT_FILE("hist-csv", 0, ex_opts, hist_csv, "FILE",
+	CLI_OPT_WRITE("hist-csv", 0, ex_opts, hist_csv, "FILE",
 		     "the histogram of log10 column sums (all heads)"),
 	CLI_OPT_INT("tile", 0, ex_opts, tile, "B", 1, 4096, "64", "tile of the mask's layout"),
 	CLI_OPT_SIZE("max-memory", 0, ex_opts, m.bind.max_memory, "SIZE", "4G",
@@ -164,10 +164,10 @@ static const struct cli_opt ex_table[] = {
 		     "per normalisation and head: keys, explained away, log10 column sum "
 		     "quartiles, smallest sum vs 1/S (toys: see below; '-': standard output, "
 		     "not the table)"),
-	CLI_OPT_FILE("png", 0, ex_opts, png, "FILE.png",
+	CLI_OPT_WRITE("png", 0, ex_opts, png, "FILE.png",
 		     "the histogram of log10 column sums, one curve per normalisation (gnuplot; "
 		     "the paper's Fig. 1); toys: see below"),
-	CLI_OPT_FILE("output", 'o', ex_opts, m.out, "FILE",
+	CLI_OPT_WRITE_H5("output", 'o', ex_opts, m.out, "FILE", "log10_colsum",
 		     "the log10 column sums [norms, heads, S], float32 (.h5 or .npy; -inf for a "
 		     "key no query may attend to); toys: PREFIX"),
 	CLI_OPT_UINT("seed", 0, ex_opts, m.bind.seed, "SEED",
@@ -330,10 +330,7 @@ static int explain_load(const ex_opts *o, mk_qk *qk)
 	}
 	if (o->input)
 		return mk_qk_read(o->input, o->heads, o->tf, mem, qk);
-	if ((ret = mk_tensor_read(o->qspec, mem, &q)) || (ret = mk_tensor_read(o->kspec, mem, &k)) ||
-	    (o->m.out && (ret = mk_tensor_check_output(o->m.out, "log10_colsum",
-						       (const char *const[]){o->qspec, o->kspec},
-						       2)))) {
+	if ((ret = mk_tensor_read(o->qspec, mem, &q)) || (ret = mk_tensor_read(o->kspec, mem, &k))) {
 		mk_tensor_release(&q);
 		mk_tensor_release(&k);
 		return ret;

@@ -18,7 +18,7 @@ static const struct cli_opt gen_table[] = {
 	CLI_MASK_RECT_OPTS,
 	CLI_OPT_UINT("seed", 0, gen_opts, m.bind.seed, "SEED", "0",
 		     "seed for random terms without seed="),
-	CLI_OPT_FILE("output", 'o', gen_opts, m.out, "FILE",
+	CLI_OPT_WRITE("output", 'o', gen_opts, m.out, "FILE",
 		     "write to FILE (atomically: an existing FILE is replaced only when writing "
 		     "succeeds)"),
 	CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL,
@@ -33,7 +33,7 @@ static const struct cli_opt gen_table[] = {
 		     "against it"),
 	CLI_OPT_FLAG("progress", 0, gen_opts, m.progress,
 		     "report progress on stderr (default: when a terminal)"),
-	CLI_OPT_FILE("heads-file", 0, gen_opts, heads, "FILE",
+	CLI_OPT_READ("heads-file", 0, gen_opts, heads, "FILE",
 		     "one mask per head: FILE is a JSON list of expressions, [\"local2\", "
 		     "\"global1+random2\", ...], or a list of such lists, one per layer, all of "
 		     "one length; see below"),

@@ -67,10 +67,11 @@ static const struct cli_opt measure_table[] = {
 	/* the data-set options: any of them means data-set mode (see the notes) */
 	CLI_OPT_STRING("dataset", 0, measure_opts, data.dataset, "PATH",
 		       "data sets: the data's path in DATA.h5 (DATA.h5:/PATH too)"),
-	CLI_OPT_CALL("lengths", 0, measure_opt_lengths, "L", NULL,
+	{.name = "lengths", .type = CLI_CALL, .call = measure_opt_lengths, .meta = "L",
+	 .flags = CLI_INPUT, .help =
 		     "data files: the lengths' path in DATA.h5 (default /lengths when present; "
 		     "none: all N long); patterns: a lengths file, FILE.h5[:/path], FILE.npy (1-D "
-		     "integers) or text"),
+		     "integers) or text"},
 	CLI_OPT_CALL("axes", 0, measure_opt_axes, "AXES", NULL,
 		     "data files: the leading axes, letters of s, l, h (samples, layers, heads) "
 		     "in order, e.g. sh for [samples, heads, N, N]"),
@@ -84,9 +85,9 @@ static const struct cli_opt measure_table[] = {
 	CLI_OPT_OUT("csv", 0, measure_opts, data.csv, "FILE",
 		     "data sets: the breakdown (default --by layer) as CSV to FILE ('-': "
 		     "standard output, instead of the report)"),
-	CLI_OPT_FILE("png", 0, measure_opts, data.png, "FILE.png",
+	CLI_OPT_WRITE("png", 0, measure_opts, data.png, "FILE.png",
 		     "data sets: heatmap of rho per (layer, head): a row per layer"),
-	CLI_OPT_FILE("heads-file", 0, measure_opts, data.heads_file, "FILE",
+	CLI_OPT_READ("heads-file", 0, measure_opts, data.heads_file, "FILE",
 		     "patterns over lengths: one expression per head (JSON list, or list of lists)"),
 	CLI_OPT_CALL("mpi-io", 0, measure_opt_mpi_io, "MODE", "independent",
 		     "data files under mpirun: independent or collective reads"),

@@ -60,7 +60,7 @@ static const struct cli_opt prune_table[] = {
 	CLI_OPT_CALL("sparsity", 0, prune_opt_sparsity, "S",  NULL,
 		     "target sparsity 1 - |M|/n^2: S, S1,S2,... or A..B[:STEP], percentages (90, "
 		     "50..90:20, 90%) or fractions (0.9); each level is pruned from P (see below)"),
-	CLI_OPT_FILE("output", 'o', prune_opts, out, "FILE",
+	CLI_OPT_WRITE("output", 'o', prune_opts, out, "FILE",
 		     "the output; with several levels it must hold '{}' (see below)"),
 	CLI_OPT_FLAG("structured", 0, prune_opts, structured,
 		     "prune whole diagonals (DAM_s) instead of entries"),

@@ -45,19 +45,19 @@ static const struct cli_opt rp_table[] = {
 		     "output directory (default report; made if missing)"),
 	{.name = "output", .type = CLI_FILE, .off = offsetof(rp_opts, out), .meta = "DIR",
 	 .flags = CLI_HIDDEN}, /* -o's long name elsewhere: the same option */
-	CLI_OPT_LIST("weights", 0, rp_opts, weights, "MODEL",
+	CLI_OPT_READ_AS("weights", 0, CLI_LIST, rp_opts, weights, "MODEL",
 		     "a model's weights for the TISA section (repeatable): a model directory, "
 		     ".safetensors, HDF5 or .npy (E_P); F.h5:/path names its position embeddings"),
-	CLI_OPT_STRING("model", 0, rp_opts, model, "DIR",
+	CLI_OPT_READ_AS("model", 0, CLI_STRING, rp_opts, model, "DIR",
 		       "the model studied: a HuggingFace directory (default $MASKKIT_MODEL, else "
 		       "~/.cache/maskkit/all-MiniLM-L6-v2 when tools/fetch-model.sh fetched it; "
 		       "'none': the synthetic BERT the report writes)"),
-	CLI_OPT_FILE("text", 0, rp_opts, text, "FILE",
+	CLI_OPT_READ("text", 0, rp_opts, text, "FILE",
 		     "the text the model reads, split into sentences (default "
 		     "/usr/share/common-licenses/GPL-3)"),
 	CLI_OPT_INT("samples", 0, rp_opts, samples, "K", 1, 100000, NULL,
 		    "sentences encoded (default 200; 48 with --quick)"),
-	CLI_OPT_LIST("sweep", 0, rp_opts, sweeps, "F.csv",
+	CLI_OPT_READ_AS("sweep", 0, CLI_LIST, rp_opts, sweeps, "F.csv",
 		     "results of 'maskkit sweep -o F.csv' (repeatable)"),
 	CLI_OPT_FLAG("quick", 0, rp_opts, quick, "smaller explain and sweep runs (under 2 minutes)"),
 	CLI_OPT_STRING("only", 0, rp_opts, only, "S,...",

@@ -49,9 +49,13 @@ static int sweep_opt_precision(void *opts, const char *arg)
 #define SWEEP_OPT_LIST(n, f, m, d, h)                                                            \
 	{.name = n, .type = CLI_STRING, .off = offsetof(sweep_cli, f), .meta = m, .def = d,      \
 	 .help = h}
+/* --patterns: names, expressions and mask files (inputs: see cli_io.c) */
+#define SWEEP_OPT_INPUTS(n, f, m, d, h)                                                          \
+	{.name = n, .type = CLI_STRING, .off = offsetof(sweep_cli, f), .meta = m, .def = d,      \
+	 .help = h, .flags = CLI_INPUT}
 
 static const struct cli_opt sweep_table[] = {
-	SWEEP_OPT_LIST("patterns", patterns_arg, "P,...", SWEEP_DEFAULT_PATTERNS,
+	SWEEP_OPT_INPUTS("patterns", patterns_arg, "P,...", SWEEP_DEFAULT_PATTERNS,
 		       "the masks: a pattern named alone is solved for each target; any other "
 		       "expression or mask file (local2+global1, causal, m.npy) is one point at "
 		       "its own sparsity; LABEL=MASK names the rows"),
@@ -91,13 +95,13 @@ static const struct cli_opt sweep_table[] = {
 	CLI_OPT_UINT("seed", 0, sweep_cli, s.seed, "SEED", "0", "seed of the tensors and random patterns"),
 	CLI_OPT_SIZE("max-memory", 0, sweep_cli, s.max_memory, "SIZE", "4G",
 		     "limit for tensors and masks"),
-	CLI_OPT_FILE("output", 'o', sweep_cli, out, "FILE",
+	CLI_OPT_WRITE("output", 'o', sweep_cli, out, "FILE",
 		     "the table to F: .csv, or .json (the machine in a \"machine\" object)"),
 	CLI_OPT_OUT("csv", 0, sweep_cli, csv, "FILE", "the CSV table to FILE ('-': standard output)"),
 	CLI_OPT_FLAG("json", 0, sweep_cli, json, "the table as JSON on standard output"),
 	CLI_OPT_FLAG("quiet", 'q', sweep_cli, quiet, "no progress and no summary: only the tables "
 		     "asked for (and warnings)"),
-	CLI_OPT_FILE("png", 0, sweep_cli, png, "FILE.png",
+	CLI_OPT_WRITE("png", 0, sweep_cli, png, "FILE.png",
 		     "time and speed-up (bars: quartiles, 95% interval) against achieved "
 		     "sparsity, a line per (pattern, kernel), as the report draws it (gnuplot)"),
 	CLI_OPT_OLD("plot", "png"),

@@ -36,11 +36,11 @@ static const struct cli_opt toep_table[] = {
 		       "the dataset to read (e.g. /bert/embeddings/pos:0); FILE.h5:/PATH too"),
 	CLI_OPT_INT("first", 0, toep_opts, first, "K", 2, MK_N_MAX, "128",
 		    "also fit the leading K x K block, K >= 2 (skipped, '-' or null, when K >= n)"),
-	CLI_OPT_FILE("png", 0, toep_opts, png, "FILE.png",
+	CLI_OPT_WRITE("png", 0, toep_opts, png, "FILE.png",
 		     "heatmap of P (viridis; one pixel per entry up to n = 1024, block means beyond)"),
 	CLI_OPT_CALL("range", 0, toep_opt_range, "RANGE", MK_RANGE_DEFAULT,
 		     "--png's colours: pN (N-th to (100-N)-th percentile), minmax or LO:HI"),
-	CLI_OPT_FILE("profile", 0, toep_opts, profile, "P.png",
+	CLI_OPT_WRITE("profile", 0, toep_opts, profile, "P.png",
 		     "plot (gnuplot) of the fitted profile t(d) with rows 0, n/4, n/2, 3n/4 of P "
 		     "aligned on the diagonal"),
 	CLI_OPT_FLAG("json", 0, toep_opts, json, "machine-readable output (an array for several files)"),

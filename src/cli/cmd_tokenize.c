@@ -22,7 +22,7 @@ typedef struct tok_opts {
 } tok_opts;
 
 static const struct cli_opt tok_table[] = {
-	CLI_OPT_FILE("text", 0, tok_opts, text, "FILE",
+	CLI_OPT_READ("text", 0, tok_opts, text, "FILE",
 		     "the UTF-8 text, one text per line"),
 	CLI_OPT_FLAG("sentences", 0, tok_opts, sentences,
 		     "one text per sentence of each paragraph instead (the rule is below)"),
@@ -30,7 +30,7 @@ static const struct cli_opt tok_table[] = {
 		    "at most N ids a text, [CLS] and [SEP] included (longer texts are cut, [SEP] kept)"),
 	CLI_OPT_FLAG("json", 0, tok_opts, json,
 		     "an array of {line, lineno, ids, tokens, truncated}, one object a line"),
-	CLI_OPT_FILE("output", 'o', tok_opts, out, "FILE", "write to FILE (atomically)"),
+	CLI_OPT_WRITE("output", 'o', tok_opts, out, "FILE", "write to FILE (atomically)"),
 	CLI_OPT_END,
 };
 
@@ -124,9 +124,6 @@ static int tok_exec(void *opts, const cli_args *a)
 		return cli_usage_error(&mk_cmd_tokenize, "one MODEL only, got %d operands", a->argc);
 	if (!o->text)
 		return cli_usage_error(&mk_cmd_tokenize, "missing --text FILE");
-	if (o->out && strcmp(o->out, "-") &&
-	    (ret = cli_output_not_input("-o", o->out, &o->text, 1, a->argv[0])))
-		return ret;
 	if ((ret = mk_tokenizer_open(a->argv[0], &t)) ||
 	    (ret = mk_text_lines_read(o->text, TOK_TEXT_MAX, o->sentences, &lines)))
 		goto cleanup;

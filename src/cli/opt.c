@@ -222,6 +222,12 @@ static int opt_one(const struct mk_cmd *c, void *opts, int k, const char *val, c
 	a->given[to] = true;
 	if ((ret = opt_value_check(c, &t[to], as, val)))
 		return ret;
+	if ((t[to].flags & (CLI_INPUT | CLI_OUTPUT)) && val) {
+		if (a->nio == CLI_MAX_IO)
+			return cli_usage_error(c, "more than %d files named", CLI_MAX_IO);
+		a->io[a->nio].opt = &t[to];
+		a->io[a->nio++].value = val;
+	}
 	return opt_set(&t[to], opts, val, as);
 }
 
@@ -279,7 +285,7 @@ int cli_opt_parse(const struct mk_cmd *c, void *opts, int argc, char **argv, cli
 	}
 	a->argc = argc - optind;
 	a->argv = argv + optind;
-	return MK_OK;
+	return cli_io_check(a);
 }
 
 bool cli_given(const cli_args *a, const char *name)

@@ -33,6 +33,8 @@ enum {
 	CLI_DEPRECATED = 1 << 3, /* an old name of the option `alias`: works, with a note */
 	CLI_NOARG = 1 << 4,      /* CLI_CALL without a value (arg is NULL) */
 	CLI_STDOUT = 1 << 5,     /* CLI_FILE: "-" is standard output */
+	CLI_INPUT = 1 << 6,      /* its value names what the command reads (cli_io.c) */
+	CLI_OUTPUT = 1 << 7,     /* its value names a file the command writes */
 };
 
 typedef struct cli_list {
@@ -54,6 +56,7 @@ struct cli_opt {
 	int (*call)(void *opts, const char *arg);
 	unsigned flags;
 	const char *alias; /* CLI_DEPRECATED: the option's new name */
+	const char *dataset; /* CLI_OUTPUT: the dataset written when FILE.h5 names none */
 };
 
 /* Table entries.  T is the command's options struct, f its field. */
@@ -78,7 +81,21 @@ struct cli_opt {
 /* a file where "-" means standard output */
 #define CLI_OPT_OUT(n, k, T, f, m, h)                                                            \
 	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
-	 .flags = CLI_STDOUT}
+	 .flags = CLI_STDOUT | CLI_OUTPUT}
+/* a file the command writes; _H5: into FILE.h5's dataset ds unless it names one */
+#define CLI_OPT_WRITE(n, k, T, f, m, h)                                                          \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
+	 .flags = CLI_OUTPUT}
+#define CLI_OPT_WRITE_H5(n, k, T, f, m, ds, h)                                                   \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
+	 .flags = CLI_OUTPUT, .dataset = ds}
+/* what the command reads: a file, or an expression or path of type ty */
+#define CLI_OPT_READ(n, k, T, f, m, h)                                                           \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
+	 .flags = CLI_INPUT}
+#define CLI_OPT_READ_AS(n, k, ty, T, f, m, h)                                                    \
+	{.name = n, .key = k, .type = ty, .off = offsetof(T, f), .meta = m, .help = h,              \
+	 .flags = CLI_INPUT}
 #define CLI_OPT_LIST(n, k, T, f, m, h)                                                           \
 	{.name = n, .key = k, .type = CLI_LIST, .off = offsetof(T, f), .meta = m, .help = h}
 #define CLI_OPT_CALL(n, k, fn, m, d, h) {.name = n, .key = k, .type = CLI_CALL, .call = fn, .meta = m, .def = d, .help = h}
@@ -88,12 +105,20 @@ struct cli_opt {
 
 #define CLI_MAX_OPTS 64
 
-/* What the parser found: the operands, and which options were given. */
+#define CLI_MAX_IO 64
+
+/* What the parser found: the operands, which options were given, and the
+ * values of those that name inputs or outputs, in order. */
 typedef struct cli_args {
 	int argc;
 	char **argv;
 	const struct cli_opt *opts;
 	bool given[CLI_MAX_OPTS];
+	struct {
+		const struct cli_opt *opt;
+		const char *value;
+	} io[CLI_MAX_IO];
+	int nio;
 } cli_args;
 
 struct mk_cmd;
@@ -101,6 +126,10 @@ struct mk_cmd;
  * into opts.  Returns MK_OK, 1 when --help was printed, or a negative status
  * with the message "CMD: what (see 'maskkit CMD --help')". */
 int cli_opt_parse(const struct mk_cmd *c, void *opts, int argc, char **argv, cli_args *a);
+/* cli_io.c: MK_EINVAL when an output option's file is one of the
+ * command's inputs (its operands and CLI_INPUT options); run by
+ * cli_opt_parse once the command line is read. */
+int cli_io_check(const cli_args *a);
 /* True when the option named `name` was on the command line. */
 bool cli_given(const cli_args *a, const char *name);
 /* Prints c's --help from its table to f. */

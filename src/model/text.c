@@ -134,15 +134,17 @@ static int tx_paragraph(mk_text_lines *l, size_t *cap, const mk_text_lines *line
 		p += n;
 	}
 	len = (size_t)(p - start);
-	while (off < len) {
-		int64_t line = where[0];
+	/* a sentence's line: the last line starting at or before it; sentences
+	 * only move forward, so does li (a scan from the first line for each
+	 * sentence made 200k one-sentence lines take 43 s) */
+	for (int64_t li = 0; off < len;) {
 		e = tx_break(start + off, len - off, &next);
 		if (!e)
 			e = next = len - off;
-		for (int64_t k = 0; k < last - first && at[k] <= off; k++)
-			line = where[k];
+		while (li + 1 < last - first && at[li + 1] <= off)
+			li++;
 		start[off + e] = '\0'; /* a space, or the byte after the paragraph */
-		if ((ret = tx_add(l, cap, start + off, e, line)))
+		if ((ret = tx_add(l, cap, start + off, e, where[li])))
 			goto cleanup;
 		off += next;
 	}

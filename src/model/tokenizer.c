@@ -99,17 +99,10 @@ static int tk_set(mk_tokenizer *t, const char *file, int64_t id, const char *s, 
 	return MK_OK;
 }
 
-/* The longest piece bounds WordPiece's search from each start (see
- * wordpiece.c); a continuation's prefix does not count. */
-static void tk_finish_vocab(mk_tokenizer *t)
+/* WordPiece's longest matches walk the vocabulary's tries (tk_trie.c). */
+static int tk_finish_vocab(mk_tokenizer *t)
 {
-	for (int64_t id = 0; id < t->size; id++) {
-		size_t len = t->tok_len[id];
-		if (len >= t->prefix_len && !memcmp(t->tok[id], t->prefix, t->prefix_len))
-			len -= t->prefix_len;
-		if (len > t->max_piece)
-			t->max_piece = len;
-	}
+	return tk_trie_build(t);
 }
 
 static int tk_add_literal(mk_tokenizer *t, const char *s, int32_t id)
@@ -252,8 +245,7 @@ static int tk_open_txt(mk_tokenizer *t, const char *file, const char *dir)
 	memcpy(t->prefix, "##", 3);
 	t->prefix_len = 2;
 	t->max_chars = 100;
-	tk_finish_vocab(t);
-	if ((ret = tk_txt_config(t, dir, &cfg)))
+	if ((ret = tk_finish_vocab(t)) || (ret = tk_txt_config(t, dir, &cfg)))
 		goto cleanup;
 	ret = tk_specials(t, file, (const char *[5]){
 		tk_name(cfg, "cls_token", "[CLS]"), tk_name(cfg, "sep_token", "[SEP]"),
@@ -333,8 +325,7 @@ static int tk_json_model(mk_tokenizer *t, const char *file, const cJSON *m, cons
 		t->max_chars = (int64_t)max->valuedouble;
 	}
 	*unk = cJSON_IsString(u) ? u->valuestring : "[UNK]";
-	tk_finish_vocab(t);
-	return MK_OK;
+	return tk_finish_vocab(t);
 }
 
 /* normalizer: BertNormalizer (or none); pre_tokenizer: BertPreTokenizer. */
@@ -448,7 +439,9 @@ static int tk_locate(const char *path, char *file, size_t cap, char *dir, size_t
 {
 	struct stat st;
 	char head[1] = {0};
+	void *fp;
 	FILE *f;
+	int ret, c;
 
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(dir, dcap, "%s", path);
@@ -471,15 +464,16 @@ static int tk_locate(const char *path, char *file, size_t cap, char *dir, size_t
 		*strrchr(dir, '/') = '\0';
 	else
 		snprintf(dir, dcap, ".");
-	if ((f = fopen(path, "rb"))) {
-		int c;
-		while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-			;
-		head[0] = (char)c;
-		fclose(f);
-	}
+	/* mk_input_open: a FIFO named as the tokenizer is refused, not waited on */
+	if ((ret = mk_input_open(path, &fp)))
+		return ret;
+	f = fp;
+	while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
+		;
+	head[0] = (char)c;
+	fclose(f);
 	*json = head[0] == '{';
-	return MK_OK; /* an unreadable file: mk_text_read says why */
+	return MK_OK;
 }
 
 int mk_tokenizer_open(const char *path, mk_tokenizer **out)
@@ -507,6 +501,7 @@ void mk_tokenizer_free(mk_tokenizer *t)
 {
 	if (!t)
 		return;
+	tk_trie_release(&t->trie);
 	free(t->arena);
 	free(t->tok);
 	free(t->tok_len);

@@ -19,6 +19,16 @@ typedef struct tk_added {
 	int32_t id;
 } tk_added;
 
+/* The vocabulary's two byte tries (tk_trie.c): root 0 every token, root 1
+ * the continuations without their prefix; node arrays indexed by node. */
+typedef struct tk_trie {
+	int32_t root[2][256];    /* the roots' children by byte, -1: none */
+	int32_t *child, *next;   /* first child, next sibling, -1: none */
+	int32_t *id;             /* the token ending at the node, -1: none */
+	unsigned char *byte;     /* the byte leading to the node */
+	int32_t nodes;
+} tk_trie;
+
 struct mk_tokenizer {
 	char *arena;          /* every token, NUL-terminated, back to back */
 	size_t arena_len, arena_cap;
@@ -27,7 +37,6 @@ struct mk_tokenizer {
 	int64_t size;
 	uint32_t *slot;       /* open addressing: id + 1, 0 for an empty slot */
 	size_t mask;          /* slots - 1 (a power of two) */
-	size_t max_piece;     /* bytes of the longest token, without the prefix */
 	char prefix[TK_PREFIX_MAX]; /* "##" */
 	size_t prefix_len;
 	int64_t max_chars;    /* longer words are [UNK] */
@@ -36,10 +45,20 @@ struct mk_tokenizer {
 	tk_added added[TK_ADDED_MAX];
 	int nadded;
 	unsigned char added_first[256]; /* bytes that start an added token */
+	tk_trie trie;
 };
 
 /* The id of pre followed by s (prelen + len bytes), or -1. */
 int64_t tk_find(const mk_tokenizer *t, const char *pre, size_t prelen, const char *s,
 		size_t len);
+
+/* tk_trie.c: builds t->trie from the vocabulary (after its prefix is set). */
+int tk_trie_build(mk_tokenizer *t);
+/* The longest token that w[0..len) starts with, on a character boundary:
+ * its id and *end its length in bytes, or -1.  cont: a continuation (the
+ * prefix implied). */
+int64_t tk_trie_longest(const mk_tokenizer *t, bool cont, const char *w, size_t len,
+			size_t *end);
+void tk_trie_release(tk_trie *r); /* zeroes it */
 
 #endif

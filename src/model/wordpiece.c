@@ -111,21 +111,10 @@ static void wp_word(const mk_tokenizer *t, wp_buf *b, wp_out *o)
 		goto done;
 	}
 	while (start < len) {
-		/* no token is longer than max_piece bytes: start the search there
-		 * (on a character boundary) rather than at the word's end */
-		size_t end = len - start > t->max_piece ? start + t->max_piece : len;
-		int64_t id = -1;
-		while (end < len && ((unsigned char)w[end] & 0xc0) == 0x80)
-			end--;
-		while (end > start) {
-			id = start ? tk_find(t, t->prefix, t->prefix_len, w + start, end - start)
-				   : tk_find(t, "", 0, w, end);
-			if (id >= 0)
-				break;
-			do
-				end--;
-			while (end > start && ((unsigned char)w[end] & 0xc0) == 0x80);
-		}
+		/* the longest piece from start, walking the vocabulary's trie */
+		size_t end = start;
+		int64_t id = tk_trie_longest(t, start > 0, w + start, len - start, &end);
+		end += start;
 		if (id < 0) {
 			wp_emit(o, t->sp.unk);
 			goto done;

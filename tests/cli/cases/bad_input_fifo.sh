@@ -26,4 +26,10 @@ run "$MASKKIT" axis f.h5
 run "$MASKKIT" prune f.npy --sparsity 0.5 -o p.h5
 run "$MASKKIT" explain f.h5
 run "$MASKKIT" report --quiet --out r --only sweep --sweep f.csv
+# the tokenizer is sniffed for its first byte: that open must not wait either
+printf 'hello\n' >t.txt
+printf 't.txt\n' >>keep.list
+run "$MASKKIT" tokenize f.json --text t.txt
+run "$MASKKIT" encode f.json --tokenizer f.json --text t.txt -o e.h5
+run "$MASKKIT" tokenize f.txt --text f.txt
 rm -f err
