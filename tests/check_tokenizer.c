@@ -287,6 +287,54 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* A tokenizer.json of the first seven tiny tokens with the given added
+ * tokens, post-processor and top-level extra members. */
+static void put_small_json(const char *added, const char *post, const char *extra)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "{\"added_tokens\": [%s], \"normalizer\": {\"type\": \"BertNormalizer\"}, "
+		 "\"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"}, \"post_processor\": %s, "
+		 "\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"[PAD]\": 0, \"[UNK]\": 1, "
+		 "\"[CLS]\": 2, \"[SEP]\": 3, \"[MASK]\": 4, \"hello\": 5, \"world\": 6}}%s}",
+		 added, post, extra);
+	put_str("tokenizer.json", text);
+}
+
+/* What the tokenizers library does (issue 27): added tokens matched by
+ * their content, the post-processor's own ids, tokenizer.json's truncation
+ * as the default cut, unassigned code points kept (the word is [UNK]). */
+START_TEST(huggingface_semantics)
+{
+	mk_tokenizer *t;
+	put_small_json("{\"id\": 5, \"content\": \"<greet>\"}", "null", "");
+	ck_assert_msg(mk_tokenizer_open(scratch, &t) == MK_OK, "%s", mk_error());
+	EXPECT(t, "<greet> world", CLS, HELLO, WORLD, SEP);
+	ck_assert_int_eq(mk_tokenizer_max_len(t), 0);
+	mk_tokenizer_free(t);
+	put_small_json("", "{\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": "
+		       "{\"id\": \"[CLS]\"}}, {\"Sequence\": {\"id\": \"A\"}}, {\"SpecialToken\": "
+		       "{\"id\": \"[SEP]\"}}], \"special_tokens\": {\"[CLS]\": {\"ids\": [6]}, "
+		       "\"[SEP]\": {\"ids\": [5]}}}", ", \"truncation\": {\"max_length\": 4}");
+	ck_assert_msg(mk_tokenizer_open(scratch, &t) == MK_OK, "%s", mk_error());
+	EXPECT(t, "hello", WORLD, HELLO, HELLO);
+	ck_assert_int_eq(mk_tokenizer_max_len(t), 4);
+	mk_tokenizer_free(t);
+	put_small_json("", "{\"type\": \"BertProcessing\", \"cls\": [\"[CLS]\", 6], "
+		       "\"sep\": [\"[SEP]\", 5]}", "");
+	ck_assert_msg(mk_tokenizer_open(scratch, &t) == MK_OK, "%s", mk_error());
+	EXPECT(t, "world", WORLD, WORLD, HELLO);
+	/* U+0378 (unassigned) and U+FDD0 (a noncharacter) stay in their words */
+	EXPECT(t, "hel\xcd\xb8lo world\xef\xb7\x90", WORLD, UNK, UNK, HELLO);
+	mk_tokenizer_free(t);
+	/* what JSON readers disagree on is refused */
+	put_small_json("", "null", ", \"truncation\": null, \"truncation\": {\"max_length\": 8}");
+	expect_refused(scratch, MK_EFORMAT, "the key \"truncation\" appears twice");
+	put_small_json("", "null", "} {");
+	expect_refused(scratch, MK_EFORMAT, "text after the JSON value");
+}
+END_TEST
+
 static mk_text_lines read_text(const char *content, bool sentences)
 {
 	mk_text_lines l;
@@ -366,6 +414,7 @@ int main(void)
 	tcase_add_test(tc, tokenizer_json_cased);
 	tcase_add_test(tc, vocab_txt_cased_config);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, huggingface_semantics);
 	tcase_add_test(tc, text_lines);
 	tcase_add_test(tc, text_sentences);
 	tcase_add_test(tc, text_errors);

@@ -49,6 +49,9 @@ typedef struct mk_tokenizer mk_tokenizer;
 int mk_tokenizer_open(const char *path, mk_tokenizer **out);
 void mk_tokenizer_free(mk_tokenizer *t); /* NULL-safe */
 int64_t mk_tokenizer_vocab_size(const mk_tokenizer *t);
+/* The ids a text is cut to by default: tokenizer.json's truncation
+ * max_length, or 0 when it sets none (vocab.txt, "truncation": null). */
+int64_t mk_tokenizer_max_len(const mk_tokenizer *t);
 const char *mk_tokenizer_token(const mk_tokenizer *t, int64_t id); /* NULL: no such id */
 
 /* Tokenises one text of len bytes of UTF-8 into ids: [CLS], the word

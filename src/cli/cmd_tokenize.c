@@ -26,8 +26,9 @@ static const struct cli_opt tok_table[] = {
 		     "the UTF-8 text, one text per line"),
 	CLI_OPT_FLAG("sentences", 0, tok_opts, sentences,
 		     "one text per sentence of each paragraph instead (the rule is below)"),
-	CLI_OPT_INT("max-len", 0, tok_opts, max_len, "N", 2, 1 << 30, "512",
-		    "at most N ids a text, [CLS] and [SEP] included (longer texts are cut, [SEP] kept)"),
+	CLI_OPT_INT("max-len", 0, tok_opts, max_len, "N", 2, 1 << 30, NULL,
+		    "at most N ids a text, [CLS] and [SEP] included (longer texts are cut, [SEP] "
+		    "kept; default: tokenizer.json's truncation max_length, else 512)"),
 	CLI_OPT_FLAG("json", 0, tok_opts, json,
 		     "an array of {line, lineno, ids, tokens, truncated}, one object a line"),
 	CLI_OPT_WRITE("output", 'o', tok_opts, out, "FILE", "write to FILE (atomically)"),
@@ -115,6 +116,7 @@ static int tok_exec(void *opts, const cli_args *a)
 	mk_text_lines lines = {0};
 	tok_run r = {.o = o};
 	size_t longest = 0;
+	int64_t max_len;
 	int ret;
 
 	if (a->argc == 0)
@@ -132,8 +134,10 @@ static int tok_exec(void *opts, const cli_args *a)
 	/* a text of b bytes has far fewer than 4b + 8 ids (at most one a
 	 * character after NFD, which gives at most 3 characters for 2 bytes):
 	 * no need for --max-len's room when the texts are short */
-	r.cap = longest < (size_t)o->max_len / 4 && 4 * (int64_t)longest + 8 < o->max_len
-		? 4 * (int64_t)longest + 8 : o->max_len;
+	/* the cut the tokenizer's own file sets, as the tokenizers library does */
+	max_len = o->max_len ? o->max_len : mk_tokenizer_max_len(t) ? mk_tokenizer_max_len(t) : 512;
+	r.cap = longest < (size_t)max_len / 4 && 4 * (int64_t)longest + 8 < max_len
+		? 4 * (int64_t)longest + 8 : max_len;
 	r.ids = malloc((size_t)r.cap * sizeof *r.ids);
 	if (!r.ids) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory");

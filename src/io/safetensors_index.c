@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "safetensors.h"
+#include "json_strict.h"
 
 #define STI_MAX_BYTES (64u << 20) /* real indexes are tens of kilobytes */
 #define STI_MAX_SHARDS 4096       /* each holds a file descriptor */
@@ -134,7 +135,9 @@ int mk_st_open_index(const char *index, mk_st **out)
 		dir[0] = '\0';
 	if ((ret = mk_text_read(index, STI_MAX_BYTES, "safetensors index", &text, &len)))
 		goto cleanup;
-	if (!(j = cJSON_ParseWithLength(text, len)) || !cJSON_IsObject(j)) {
+	if ((ret = mk_json_parse_strict(index, text, len, &j)))
+		goto cleanup;
+	if (!cJSON_IsObject(j)) {
 		ret = mk_error_set(MK_EFORMAT, "'%s': not a JSON object", index);
 		goto cleanup;
 	}

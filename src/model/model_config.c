@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "internal.h"
 #include "maskkit.h"
+#include "json_strict.h"
 
 #define MC_MAX_BYTES (4u << 20) /* real configs are a few kilobytes */
 
@@ -100,10 +101,7 @@ int mk_model_config_read(const char *path, mk_model_config *out)
 	}
 	if ((ret = mk_text_read(file, MC_MAX_BYTES, "config.json", &text, &len)))
 		return ret;
-	j = cJSON_ParseWithLength(text, len);
-	if (!j)
-		ret = mk_error_set(MK_EFORMAT, "'%s': not valid JSON", file);
-	else
+	if (!(ret = mk_json_parse_strict(file, text, len, &j)))
 		ret = mc_parse(j, file, out);
 	cJSON_Delete(j);
 	free(text);

@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "maskkit.h"
 #include "tokenizer_internal.h"
+#include "json_strict.h"
 
 #define TK_MAX_BYTES (256u << 20) /* multilingual tokenizer.json files are a few MB */
 #define TK_CONFIG_MAX_BYTES (4u << 20)
@@ -105,8 +106,11 @@ static int tk_finish_vocab(mk_tokenizer *t)
 	return tk_trie_build(t);
 }
 
+/* A literal matched in the raw text; s is copied (an added token's content
+ * lives in the JSON, freed after loading). */
 static int tk_add_literal(mk_tokenizer *t, const char *s, int32_t id)
 {
+	char *copy;
 	if (!*s)
 		return MK_OK;
 	for (int k = 0; k < t->nadded; k++)
@@ -117,7 +121,9 @@ static int tk_add_literal(mk_tokenizer *t, const char *s, int32_t id)
 	if (t->nadded == TK_ADDED_MAX)
 		return mk_error_set(MK_EFORMAT, "more than %d added tokens ('%.40s' is one too many)",
 				    TK_ADDED_MAX, s);
-	t->added[t->nadded++] = (tk_added){.s = s, .len = strlen(s), .id = id};
+	if (!(copy = strdup(s)))
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	t->added[t->nadded++] = (tk_added){.s = copy, .len = strlen(copy), .id = id};
 	t->added_first[(unsigned char)s[0]] = 1;
 	return MK_OK;
 }
@@ -175,8 +181,8 @@ static int tk_read_json(const char *file, uint64_t max, const char *what, cJSON 
 	*out = NULL;
 	if (ret)
 		return ret;
-	if (!(*out = cJSON_ParseWithLength(text, len)))
-		ret = mk_error_set(MK_EFORMAT, "'%s': not valid JSON", file);
+	if ((ret = mk_json_parse_strict(file, text, len, out)))
+		;
 	else if (!cJSON_IsObject(*out))
 		ret = mk_error_set(MK_EFORMAT, "'%s': not a JSON object", file);
 	free(text);
@@ -354,13 +360,48 @@ static int tk_json_pipeline(mk_tokenizer *t, const char *file, const cJSON *j)
 	return MK_OK;
 }
 
+/* An id the post-processor gives: a number that is an id of the
+ * vocabulary, or -1 when x is none. */
+static int tk_post_id(const mk_tokenizer *t, const char *file, const cJSON *x, int64_t *id)
+{
+	*id = -1;
+	if (!x)
+		return MK_OK;
+	if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble >= (double)t->size ||
+	    x->valuedouble != floor(x->valuedouble))
+		return mk_error_set(MK_EFORMAT, "'%s': the post_processor gives a special token an id "
+				    "outside the vocabulary", file);
+	*id = (int64_t)x->valuedouble;
+	return MK_OK;
+}
+
+/* The ids TemplateProcessing's special_tokens give name (one id), or -1. */
+static int tk_template_id(const mk_tokenizer *t, const char *file, const cJSON *p,
+			  const char *name, int64_t *id)
+{
+	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(p, "special_tokens");
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(sp, name), "ids");
+	*id = -1;
+	if (!ids)
+		return MK_OK;
+	if (cJSON_GetArraySize(ids) != 1)
+		return mk_error_set(MK_EFORMAT, "'%s': the post_processor's \"%s\" is not one id",
+				    file, name);
+	return tk_post_id(t, file, cJSON_GetArrayItem(ids, 0), id);
+}
+
 /* post_processor: [CLS] A [SEP] (BertProcessing, or TemplateProcessing's
- * single template), or none (BERT's names then). */
-static int tk_json_post(const char *file, const cJSON *j, const char **cls, const char **sep)
+ * single template), or none (BERT's names then).  The ids it gives (its
+ * own, whatever the vocabulary says) go to ids[0] and ids[1], else -1. */
+static int tk_json_post(const mk_tokenizer *t, const char *file, const cJSON *j,
+			const char **cls, const char **sep, int64_t ids[2])
 {
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "post_processor"), *s;
 	const char *ty = tk_type(p);
+	int ret;
 
+	ids[0] = ids[1] = -1;
 	if (!p || cJSON_IsNull(p))
 		return MK_OK;
 	if (!strcmp(ty, "BertProcessing")) {
@@ -369,7 +410,9 @@ static int tk_json_post(const char *file, const cJSON *j, const char **cls, cons
 		if (cJSON_IsString(cJSON_GetArrayItem(c, 0)) && cJSON_IsString(cJSON_GetArrayItem(s, 0))) {
 			*cls = cJSON_GetArrayItem(c, 0)->valuestring;
 			*sep = cJSON_GetArrayItem(s, 0)->valuestring;
-			return MK_OK;
+			if ((ret = tk_post_id(t, file, cJSON_GetArrayItem(c, 1), &ids[0])))
+				return ret;
+			return tk_post_id(t, file, cJSON_GetArrayItem(s, 1), &ids[1]);
 		}
 	} else if (!strcmp(ty, "TemplateProcessing")) {
 		const cJSON *x[3], *id[3];
@@ -383,7 +426,9 @@ static int tk_json_post(const char *file, const cJSON *j, const char **cls, cons
 		    cJSON_IsString(id[2])) {
 			*cls = id[0]->valuestring;
 			*sep = id[2]->valuestring;
-			return MK_OK;
+			if ((ret = tk_template_id(t, file, p, *cls, &ids[0])))
+				return ret;
+			return tk_template_id(t, file, p, *sep, &ids[1]);
 		}
 	}
 	return mk_error_set(MK_EFORMAT, "'%s': the post_processor (%s) is not BERT's "
@@ -404,7 +449,9 @@ static int tk_json_added(mk_tokenizer *t, const char *file, const cJSON *j)
 		    id->valuedouble >= (double)t->size || id->valuedouble != floor(id->valuedouble))
 			return mk_error_set(MK_EFORMAT, "'%s': an added token that is not {\"id\": an id "
 					    "of the vocabulary, \"content\": a string}", file);
-		if (tk_add_literal(t, t->tok[(int64_t)id->valuedouble], (int32_t)id->valuedouble)) {
+		/* matched by its content, whatever the vocabulary spells its id
+		 * (the tokenizers library does) */
+		if (tk_add_literal(t, c->valuestring, (int32_t)id->valuedouble)) {
 			char msg[256];
 			snprintf(msg, sizeof msg, "%s", mk_error());
 			return mk_error_set(MK_EFORMAT, "'%s': %s", file, msg);
@@ -413,18 +460,41 @@ static int tk_json_added(mk_tokenizer *t, const char *file, const cJSON *j)
 	return MK_OK;
 }
 
+/* truncation: {"max_length": N, ...} or null: the default cut of a text. */
+static int tk_json_truncation(mk_tokenizer *t, const char *file, const cJSON *j)
+{
+	const cJSON *tr = cJSON_GetObjectItemCaseSensitive(j, "truncation"), *m;
+
+	if (!tr || cJSON_IsNull(tr))
+		return MK_OK;
+	m = cJSON_GetObjectItemCaseSensitive(tr, "max_length");
+	if (!cJSON_IsNumber(m) || !(m->valuedouble >= 2 && m->valuedouble <= (double)(1 << 30)) ||
+	    m->valuedouble != floor(m->valuedouble))
+		return mk_error_set(MK_EFORMAT, "'%s': \"truncation\" needs a \"max_length\" from 2 "
+				    "to 2^30", file);
+	t->max_len = (int64_t)m->valuedouble;
+	return MK_OK;
+}
+
 static int tk_open_json(mk_tokenizer *t, const char *file)
 {
 	const char *unk = "[UNK]", *cls = "[CLS]", *sep = "[SEP]";
+	int64_t post[2];
 	cJSON *j = NULL;
 	int ret;
 
 	if ((ret = tk_read_json(file, TK_MAX_BYTES, "tokenizer.json", &j)) ||
 	    (ret = tk_json_model(t, file, cJSON_GetObjectItemCaseSensitive(j, "model"), &unk)) ||
-	    (ret = tk_json_pipeline(t, file, j)) || (ret = tk_json_post(file, j, &cls, &sep)) ||
-	    (ret = tk_json_added(t, file, j)))
+	    (ret = tk_json_pipeline(t, file, j)) ||
+	    (ret = tk_json_post(t, file, j, &cls, &sep, post)) ||
+	    (ret = tk_json_added(t, file, j)) || (ret = tk_json_truncation(t, file, j)))
 		goto cleanup;
 	ret = tk_specials(t, file, (const char *[5]){cls, sep, unk, "[PAD]", "[MASK]"});
+	/* the post-processor's ids are what the tokenizers library writes */
+	if (ret == MK_OK && post[0] >= 0)
+		t->sp.cls = (int32_t)post[0];
+	if (ret == MK_OK && post[1] >= 0)
+		t->sp.sep = (int32_t)post[1];
 cleanup:
 	cJSON_Delete(j);
 	return ret;
@@ -502,11 +572,18 @@ void mk_tokenizer_free(mk_tokenizer *t)
 	if (!t)
 		return;
 	tk_trie_release(&t->trie);
+	for (int k = 0; k < t->nadded; k++)
+		free((char *)(uintptr_t)t->added[k].s);
 	free(t->arena);
 	free(t->tok);
 	free(t->tok_len);
 	free(t->slot);
 	free(t);
+}
+
+int64_t mk_tokenizer_max_len(const mk_tokenizer *t)
+{
+	return t->max_len;
 }
 
 int64_t mk_tokenizer_vocab_size(const mk_tokenizer *t)

@@ -40,6 +40,7 @@ struct mk_tokenizer {
 	char prefix[TK_PREFIX_MAX]; /* "##" */
 	size_t prefix_len;
 	int64_t max_chars;    /* longer words are [UNK] */
+	int64_t max_len;      /* tokenizer.json's truncation.max_length, or 0 */
 	mk_tokenizer_specials sp;
 	bool clean, chinese, strip, lower; /* BertNormalizer's switches */
 	tk_added added[TK_ADDED_MAX];

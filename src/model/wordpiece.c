@@ -69,13 +69,17 @@ static bool wp_white(int32_t c)
 	       c == 0x205f || c == 0x3000;
 }
 
+/* What BertNormalizer's clean_text drops: control, format and private-use
+ * characters.  Not the unassigned ones (Cn: U+0378, noncharacters, letters
+ * newer than the tables): the tokenizers library keeps them, and the word
+ * holding one becomes [UNK] (as it did on 75 of 94,689 real lines). */
 static bool wp_control(int32_t c)
 {
 	utf8proc_category_t k;
 	if (c == '\t' || c == '\n' || c == '\r')
 		return false;
 	k = utf8proc_category(c);
-	return k == UTF8PROC_CATEGORY_CC || k == UTF8PROC_CATEGORY_CF || k == UTF8PROC_CATEGORY_CN ||
+	return k == UTF8PROC_CATEGORY_CC || k == UTF8PROC_CATEGORY_CF ||
 	       k == UTF8PROC_CATEGORY_CO || k == UTF8PROC_CATEGORY_CS;
 }
 

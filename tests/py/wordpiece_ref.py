@@ -39,9 +39,12 @@ def is_white(ch):
 
 
 def is_control(ch):
+    """BertNormalizer's clean_text in the tokenizers library: control,
+    format, private-use (and surrogate) characters; not the unassigned (Cn),
+    which it keeps (a word holding one is [UNK])."""
     if ch in "\t\n\r":
         return False
-    return unicodedata.category(ch)[0] == "C"
+    return unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")
 
 
 def is_cjk(ch):
@@ -59,13 +62,14 @@ def is_punct(ch):
 class Tokenizer:
     def __init__(self, vocab, unk="[UNK]", cls="[CLS]", sep="[SEP]", prefix="##",
                  max_chars=100, clean=True, chinese=True, strip=True, lower=True,
-                 specials=()):
+                 specials=(), max_len=512):
         self.vocab = vocab
         self.inv = {i: t for t, i in vocab.items()}
         self.unk, self.cls, self.sep = vocab[unk], vocab[cls], vocab[sep]
         self.prefix, self.max_chars = prefix, max_chars
         self.clean, self.chinese, self.strip, self.lower = clean, chinese, strip, lower
         self.specials = sorted({s for s in specials if s in vocab}, key=len, reverse=True)
+        self.max_len = max_len  # the default cut: tokenizer.json's truncation, else 512
 
     @classmethod
     def from_dir(cls, path):
@@ -80,7 +84,8 @@ class Tokenizer:
                    prefix=m.get("continuing_subword_prefix", "##"),
                    max_chars=m.get("max_input_chars_per_word", 100),
                    clean=n.get("clean_text", True), chinese=n.get("handle_chinese_chars", True),
-                   strip=lower if strip is None else strip, lower=lower, specials=specials)
+                   strip=lower if strip is None else strip, lower=lower, specials=specials,
+                   max_len=(j.get("truncation") or {}).get("max_length", 512))
 
     def normalize(self, text):
         out = []
@@ -157,7 +162,8 @@ class Tokenizer:
         out.append((text[seg:], None))
         return out
 
-    def encode(self, text, max_len=512):
+    def encode(self, text, max_len=None):
+        max_len = max_len or self.max_len
         ids = []
         for seg, special in self.segments(text):
             if special is not None:
