@@ -5,6 +5,8 @@
  * itself (mk_toy_distance_step) on every pair of a grid of cluster sizes.
  */
 #include "config.h"
+#include <errno.h>
+#include <string.h>
 #include <math.h>
 #include <stdlib.h>
 #include "explain_toy.h"
@@ -150,7 +152,7 @@ static int explain_distance_csv_write(void *file, void *arg)
 			fabs(x->closed[1] - x->simulated[1]));
 	}
 	fprintf(f, "max,,,,,,,,,%.17g,%.17g\n", r->max_error[0], r->max_error[1]);
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 int mk_toy_distance_write_csv(const char *path, const mk_toy_distance_opts *o,

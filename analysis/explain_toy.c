@@ -14,6 +14,7 @@
  * exp() alone would underflow to 0/0.
  */
 #include "config.h"
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,7 +293,7 @@ static int explain_collapse_csv_write(void *file, void *arg)
 					(long long)c->clusters[d][t], (long long)i,
 					i >= MK_TOY_COLLAPSE_BIG, p[0], p[1]);
 			}
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 int mk_toy_collapse_write_csv(const char *path, const mk_toy_collapse_opts *o,

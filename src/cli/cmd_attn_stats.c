@@ -6,6 +6,7 @@
  * table, CSV or JSON, with the profile as CSV and as a gnuplot figure.
  */
 #include "config.h"
+#include <errno.h>
 #include <cJSON.h>
 #include <inttypes.h>
 #include <math.h>
@@ -160,7 +161,7 @@ static int as_write_csv(void *file, void *arg)
 		as_csv_num(f, s->mass_min, ",");
 		as_csv_num(f, s->mass_max, "\n");
 	}
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 /* JSON has no NaN: null stands for "no cells". */
@@ -278,7 +279,7 @@ static int as_write_profile(void *file, void *arg)
 		}
 		fputc('\n', f);
 	}
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 /* Columns offset, layer_0, layer_1, ...; a log scale when every value shown

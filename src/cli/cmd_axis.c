@@ -7,6 +7,7 @@
  * table, CSV or JSON; optionally writes one sample's masks.
  */
 #include "config.h"
+#include <errno.h>
 #include <cJSON.h>
 #include <inttypes.h>
 #include <math.h>
@@ -190,7 +191,7 @@ static int axis_write_csv(void *file, void *arg)
 {
 	const axis_csv_arg *x = arg;
 	axis_print_groups(file, x->r, x->by, true);
-	return ferror((FILE *)file) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror((FILE *)file) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 static void axis_json_stat(cJSON *o, const mk_axis_stat *s)

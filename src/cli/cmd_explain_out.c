@@ -4,6 +4,7 @@
  * themselves (-o).  Files are written atomically.
  */
 #include "config.h"
+#include <errno.h>
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
@@ -278,7 +279,7 @@ static int ex_write_csv(void *file, void *arg)
 			fprintf(f, ",%d\n", ex_above(j, st, h));
 		}
 	}
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 static int ex_write_hist(void *file, void *arg)
@@ -299,7 +300,7 @@ static int ex_write_hist(void *file, void *arg)
 			fprintf(f, ",%" PRId64, j->e.hist[a * (size_t)j->e.bins + (size_t)b]);
 		fputc('\n', f);
 	}
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 /* Bin centres, then each normalisation's share of the keys per bin. */

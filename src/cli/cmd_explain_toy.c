@@ -217,7 +217,7 @@ static int toy_json_write(void *file, void *arg)
 	FILE *f = file;
 	fputs(arg, f);
 	fputc('\n', f);
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 /* x as JSON on stdout (--json) and in o->json_file (-o); deletes x. */

@@ -285,7 +285,7 @@ static int data_write_csv(void *file, void *arg)
 {
 	const data_csv_arg *x = arg;
 	data_print_groups(file, x->r, x->src, x->by, true);
-	return ferror((FILE *)file) ? mk_error_set(MK_ESYS, "write error") : MK_OK;
+	return ferror((FILE *)file) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
 }
 
 static cJSON *data_json(const mk_ds_measure *r, const data_source *src)
