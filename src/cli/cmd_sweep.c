@@ -184,6 +184,17 @@ static int sweep_lists(sweep_cli *c)
 		if ((ret = sweep_check_pattern(c->patterns[p])))
 			return ret;
 	}
+	/* rows are named by label, else by pattern: two of one name could not
+	 * be told apart in any table or plot */
+	for (size_t p = 0; p < c->s.npatterns; p++)
+		for (size_t q = 0; q < p; q++) {
+			const char *a = c->labels[q] ? c->labels[q] : c->patterns[q];
+			const char *b = c->labels[p] ? c->labels[p] : c->patterns[p];
+			if (!strcmp(a, b))
+				return mk_error_set(MK_EINVAL, "--patterns: '%s' names two of them ('%s' "
+						    "and '%s'): give each its own label (LABEL=MASK)",
+						    a, c->patterns[q], c->patterns[p]);
+		}
 	c->s.labels = c->labels;
 	if ((ret = sweep_split(c->kernels_buf, "--kernels", names, &count)))
 		return ret;

@@ -100,12 +100,6 @@ static int tk_set(mk_tokenizer *t, const char *file, int64_t id, const char *s, 
 	return MK_OK;
 }
 
-/* WordPiece's longest matches walk the vocabulary's tries (tk_trie.c). */
-static int tk_finish_vocab(mk_tokenizer *t)
-{
-	return tk_trie_build(t);
-}
-
 /* A literal matched in the raw text; s is copied (an added token's content
  * lives in the JSON, freed after loading). */
 static int tk_add_literal(mk_tokenizer *t, const char *s, int32_t id)
@@ -251,7 +245,7 @@ static int tk_open_txt(mk_tokenizer *t, const char *file, const char *dir)
 	memcpy(t->prefix, "##", 3);
 	t->prefix_len = 2;
 	t->max_chars = 100;
-	if ((ret = tk_finish_vocab(t)) || (ret = tk_txt_config(t, dir, &cfg)))
+	if ((ret = tk_trie_build(t)) || (ret = tk_txt_config(t, dir, &cfg)))
 		goto cleanup;
 	ret = tk_specials(t, file, (const char *[5]){
 		tk_name(cfg, "cls_token", "[CLS]"), tk_name(cfg, "sep_token", "[SEP]"),
@@ -331,7 +325,7 @@ static int tk_json_model(mk_tokenizer *t, const char *file, const cJSON *m, cons
 		t->max_chars = (int64_t)max->valuedouble;
 	}
 	*unk = cJSON_IsString(u) ? u->valuestring : "[UNK]";
-	return tk_finish_vocab(t);
+	return tk_trie_build(t);
 }
 
 /* normalizer: BertNormalizer (or none); pre_tokenizer: BertPreTokenizer. */
