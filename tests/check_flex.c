@@ -35,7 +35,7 @@ static void expect_ints(mk_npz *z, const char *name, int ndim, const int64_t *sh
 {
 	mk_npz_ints a;
 	bool found;
-	ck_assert_msg(mk_npz_read_ints(z, name, 0, &found, &a) == MK_OK, "%s", mk_error());
+	ck_assert_msg(mk_npz_read_ints(z, name, 0, 0, &found, &a) == MK_OK, "%s", mk_error());
 	ck_assert_msg(found, "no member %s", name);
 	ck_assert_int_eq(a.ndim, ndim);
 	for (int k = 0; k < ndim; k++)

@@ -273,7 +273,11 @@ START_TEST(refusals)
 	write_json("WordPiece", bert, ", \"again\": 5");
 	expect_refused(scratch, MK_EFORMAT, "duplicate id 5");
 	write_json("WordPiece", bert, ", \"more\": 99");
-	expect_refused(scratch, MK_EFORMAT, "must be an integer in [0, 23]");
+	/* the missing id is named, not only the token past the end (issue 27) */
+	expect_refused(scratch, MK_EFORMAT, "no token has the id 23: the 24 tokens must have the "
+		       "ids 0 to 23, each once (\"more\" has 99)");
+	write_json("WordPiece", bert, ", \"more\": -1");
+	expect_refused(scratch, MK_EFORMAT, "the id of \"more\" is not an integer from 0");
 	put_str("tokenizer.json", "{\"model\": {\"type\": \"WordPiece\"}}");
 	expect_refused(scratch, MK_EFORMAT, "no \"model\".\"vocab\"");
 	put_str("tokenizer.json", "{\"model\": {\"type\": \"WordPiece\", \"vocab\": "

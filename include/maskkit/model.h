@@ -29,6 +29,7 @@ typedef struct mk_model_config {
 	int64_t type_vocab;        /* type_vocab_size */
 	int64_t pad_token_id;      /* -1 when absent */
 	double layer_norm_eps;     /* 1e-12 when absent */
+	char path[4096];           /* the file it was read from, for messages */
 } mk_model_config;
 
 /* Reads config.json at path (a file, or a directory holding config.json).

@@ -132,17 +132,25 @@ static int sweep_split(char *buf, const char *opt, const char **items, size_t *c
 	}
 }
 
-/* "LABEL=MASK": a name for the rows, when what precedes the first '=' (and
- * any '(') is a plain word; parameters are written inside parentheses. */
-static const char *sweep_label(char *item, const char **mask)
+/* "LABEL=MASK": a name for the rows.  An expression has no '=' outside
+ * parentheses (local(w=3)), so one before any '(' is always meant as a
+ * label, and a label that is not a plain word is refused as such rather
+ * than parsed as an expression (which would blame an "unknown pattern"). */
+static int sweep_label(char *item, const char **mask, const char **label)
 {
-	size_t w = strspn(item, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
+	size_t eq = strcspn(item, "=("), w = strspn(item, "abcdefghijklmnopqrstuvwxyz"
+						     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
 	*mask = item;
-	if (w == 0 || item[w] != '=' || !item[w + 1])
-		return NULL;
-	item[w] = '\0';
-	*mask = item + w + 1;
-	return item;
+	*label = NULL;
+	if (item[eq] != '=')
+		return MK_OK;
+	if (eq == 0 || w < eq || !item[eq + 1])
+		return mk_error_set(MK_EINVAL, "--patterns: '%s': LABEL=MASK takes a LABEL of "
+				    "letters, digits, '_', '-' and '.', and a MASK after the '='", item);
+	item[eq] = '\0';
+	*label = item;
+	*mask = item + eq + 1;
+	return MK_OK;
 }
 
 /* A pattern the sweep varies, or any mask (one point): refused only when
@@ -180,8 +188,8 @@ static int sweep_lists(sweep_cli *c)
 	if ((ret = sweep_split(c->patterns_buf, "--patterns", c->patterns, &c->s.npatterns)))
 		return ret;
 	for (size_t p = 0; p < c->s.npatterns; p++) {
-		c->labels[p] = sweep_label((char *)c->patterns[p], &c->patterns[p]);
-		if ((ret = sweep_check_pattern(c->patterns[p])))
+		if ((ret = sweep_label((char *)c->patterns[p], &c->patterns[p], &c->labels[p])) ||
+		    (ret = sweep_check_pattern(c->patterns[p])))
 			return ret;
 	}
 	/* rows are named by label, else by pattern: two of one name could not
@@ -510,10 +518,12 @@ const struct mk_cmd mk_cmd_sweep = {
 "CSV columns: pattern,param,target,achieved,tile_density,kernel,norm,backend,\n"
 "dtype,n,batch,heads,d,tile,median_s,min_s,speedup,gflops_dense,\n"
 "gflops_actual,max_err,q1_s,q3_s,speedup_lo,speedup_hi,reps,dense_s,\n"
-"dense_baseline_s,agree,remeasured,mask,rank_ok,noisy_vs (target and\n"
-"achieved are fractions, param NAME=VALUE, mask the expression timed, agree,\n"
-"remeasured and rank_ok 1 or 0, noisy_vs kernel names separated by spaces;\n"
-"JSON: true/false and a list), after '# key: value' lines naming the machine\n"
+"dense_baseline_s,agree,remeasured,mask,rank_ok,noisy_vs,label (pattern is\n"
+"the row's name: its LABEL, else the pattern; target and achieved are\n"
+"fractions, param NAME=VALUE, mask the expression timed, agree, remeasured\n"
+"and rank_ok 1 or 0, noisy_vs kernel names separated by spaces, label the\n"
+"LABEL given or empty; JSON: true/false and a list), after '# key: value'\n"
+"lines naming the machine\n"
 "and the repetition rule.  Throughput is dense-equivalent (4BHn^2d flops)\n"
 "and actual (4BH|M|d; n^2 for dense).  Outputs are written to a temporary\n"
 "file and renamed.\n"

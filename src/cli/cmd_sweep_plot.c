@@ -17,7 +17,7 @@
 static const char *const sweep_csv_header =
 	"pattern,param,target,achieved,tile_density,kernel,norm,backend,dtype,n,batch,heads,d,"
 	"tile,median_s,min_s,speedup,gflops_dense,gflops_actual,max_err,q1_s,q3_s,speedup_lo,"
-	"speedup_hi,reps,dense_s,dense_baseline_s,agree,remeasured,mask,rank_ok,noisy_vs";
+	"speedup_hi,reps,dense_s,dense_baseline_s,agree,remeasured,mask,rank_ok,noisy_vs,label";
 
 /* A field as RFC 4180 has it: quoted when it holds a comma, quote or line
  * break (a label or expression may). */
@@ -37,6 +37,14 @@ static void sweep_csv_field(FILE *f, const char *s)
 static double sweep_row_baseline(const sweep_cli *c, const mk_sweep_row *r)
 {
 	return c->baseline[r->norm - c->norms];
+}
+
+/* The label the user gave the row's pattern (LABEL=MASK), or "". */
+static const char *sweep_row_label(const sweep_cli *c, const mk_sweep_row *r)
+{
+	size_t p = (size_t)r->grid / c->s.ntargets;
+
+	return c->s.labels && c->s.labels[p] ? c->s.labels[p] : "";
 }
 
 /* The kernels a row cannot be ranked against, space-separated. */
@@ -73,7 +81,8 @@ static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
 		r->speedup_hi, r->reps, r->dense_s, sweep_row_baseline(c, r), r->agree,
 		r->remeasured);
 	sweep_csv_field(f, r->point.expr);
-	fprintf(f, ",%d,%s", r->rank_ok, noisy);
+	fprintf(f, ",%d,%s,", r->rank_ok, noisy);
+	sweep_csv_field(f, sweep_row_label(c, r));
 	if (w)
 		fprintf(f, ",%s,%s", w->host, w->device);
 	fputc('\n', f);
@@ -103,7 +112,8 @@ static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
 	cJSON *o = cJSON_CreateObject();
 	char norm[32], param[64];
 	const char *strs[][2] = {
-		{"pattern", r->pattern}, {"param", param}, {"mask", r->point.expr},
+		{"pattern", r->pattern}, {"label", sweep_row_label(c, r)}, {"param", param},
+		{"mask", r->point.expr},
 		{"kernel", mk_attn_kernel_name(r->kernel)}, {"norm", norm},
 		{"backend", c->s.backend->name}, {"dtype", mk_compute_name(c->s.dtype)}};
 	const struct { const char *key; double v; } nums[] = {

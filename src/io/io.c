@@ -283,6 +283,12 @@ static int mk_io_atomic_raw(const char *path,
 	int fd = -1, err, ret, token = -1;
 
 	assert(path && writer);
+	/* A device or FIFO (/dev/null, a pipe, /dev/stdout): write in place,
+	 * since renaming over it would replace the device node. Asked of the
+	 * kernel through every link first: /dev/stdout ends at /proc/self/fd/1,
+	 * whose target ("pipe:[123]") is no path a readlink walk can follow. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return writer(path, arg);
 	/* Renaming over a symbolic link would replace the link, not the file
 	 * it points to (or would point to). */
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -296,8 +302,7 @@ static int mk_io_atomic_raw(const char *path,
 		goto out;
 	}
 	if (exists && !S_ISREG(st.st_mode)) {
-		/* A device or FIFO (/dev/null, a pipe): write in place, since
-		 * renaming over it would replace the device node. */
+		/* became a device between the two looks: still in place */
 		ret = writer(target, arg);
 		goto out;
 	}

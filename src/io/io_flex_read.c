@@ -25,6 +25,7 @@ struct mk_flex_in {
 	mk_npz_ints num, idx, full_num, full_idx, q_len, kv_len, block;
 	bool has_full;
 	int64_t nb_q, q_block, kv_block, nb_kv;
+	uint64_t held; /* bytes of the arrays read so far (--max-memory counts them) */
 };
 
 static void mk_flex_in_release(struct mk_flex_in *in)
@@ -41,8 +42,9 @@ static void mk_flex_in_release(struct mk_flex_in *in)
 static int mk_flex_in_member(struct mk_flex_in *in, const char *name, bool required,
 			     uint64_t max_memory, mk_npz_ints *a, bool *found)
 {
-	int ret = mk_npz_read_ints(&in->z, name, max_memory, found, a);
+	int ret = mk_npz_read_ints(&in->z, name, max_memory, in->held, found, a);
 
+	in->held += a->count * sizeof *a->v;
 	if (ret == MK_OK && required && !*found)
 		ret = mk_error_set(MK_EFORMAT, "'%s': no member '%s' (a FlexAttention block layout "
 				   "holds kv_num_blocks, kv_indices and block_size)", in->path,
@@ -216,6 +218,10 @@ static int mk_flex_in_mask(struct mk_flex_in *in, int64_t q_len, int64_t kv_len,
 	uint64_t *cells = malloc(mk_words(kv_len) * sizeof *cells);
 	int ret = partial && full && cells ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
 
+	/* the layout's arrays are held while the mask fills */
+	if (ret == MK_OK)
+		ret = mk_check_memory(in->held + (uint64_t)q_len * mk_words(kv_len) * 8, max_memory,
+				      "the mask beside its layout's arrays");
 	if (ret == MK_OK)
 		ret = mk_mask_new_rect(q_len, kv_len, max_memory, out);
 	for (int64_t qb = 0; qb < in->nb_q && ret == MK_OK; qb++)

@@ -452,54 +452,114 @@ static int mk_npz_data_at(mk_npz *z, const mk_npz_entry *e, uint64_t *at)
 	return MK_OK;
 }
 
-static int mk_npz_inflate(const mk_npz *z, const mk_npz_entry *e, uint8_t *in, uint8_t *out)
-{
-	z_stream s = {.next_in = in, .avail_in = (uInt)e->csize, .next_out = out,
-		      .avail_out = (uInt)e->usize + 1}; /* one more: a longer stream shows */
-	int zr;
+/* A member read in pieces: deflated data inflated as it is read, so that
+ * neither the compressed nor the inflated member is ever held whole. */
+#define MK_NPZ_CHUNK ((size_t)1 << 16)
 
-	if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
+int mk_npz_reader_open(mk_npz *z, size_t k, mk_npz_reader *r)
+{
+	const mk_npz_entry *e = &z->e[k];
+	int ret;
+
+	*r = (mk_npz_reader){.z = z, .e = e};
+	ret = mk_npz_data_at(z, e, &r->at);
+	if (ret)
+		return ret;
+	r->in_left = e->csize;
+	if (e->method != 8)
+		return MK_OK;
+	if (!(r->in = malloc(MK_NPZ_CHUNK)) || !(r->s = calloc(1, sizeof *r->s)) ||
+	    inflateInit2(r->s, -MAX_WBITS) != Z_OK) {
+		free(r->s);
+		r->s = NULL;
 		return mk_error_set(MK_ENOMEM, "out of memory (zlib)");
-	zr = inflate(&s, Z_FINISH);
-	inflateEnd(&s);
-	if (zr != Z_STREAM_END || s.total_out != e->usize)
-		return mk_error_set(MK_EFORMAT, "'%s': member '%s': %s", z->path, e->name,
-				    zr == Z_DATA_ERROR ? "corrupt deflate data"
-				    : "its deflate data does not give its recorded size");
+	}
 	return MK_OK;
 }
 
-int mk_npz_member(mk_npz *z, size_t k, uint64_t max_memory, uint8_t **data)
+static int mk_npz_reader_short(const mk_npz_reader *r, const char *why)
 {
-	const mk_npz_entry *e = &z->e[k];
-	uint8_t *raw = NULL, *out = NULL;
-	uint64_t at = 0;
-	char what[MK_NPZ_MAX_NAME + 32];
-	int ret;
+	return mk_error_set(MK_EFORMAT, "'%s': member '%s': %s", r->z->path, r->e->name, why);
+}
 
-	*data = NULL;
-	snprintf(what, sizeof what, "member '%s'", e->name);
-	ret = mk_npz_data_at(z, e, &at);
-	if (ret == MK_OK && e->method == 8 && (e->csize >= UINT32_MAX || e->usize >= UINT32_MAX))
-		ret = mk_error_set(MK_EFORMAT, "'%s': %s: a deflated member over 4 GiB", z->path,
-				   what);
-	if (ret == MK_OK)
-		ret = mk_check_memory(e->usize + (e->method ? e->csize : 0), max_memory, what);
-	if (ret == MK_OK && !(out = malloc((size_t)e->usize + 1)))
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
-	if (ret == MK_OK && e->method == 8 && !(raw = malloc((size_t)e->csize + 1)))
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
-	if (ret == MK_OK)
-		ret = mk_npz_pread(z, at, raw ? raw : out, (size_t)e->csize, what);
-	if (ret == MK_OK && raw)
-		ret = mk_npz_inflate(z, e, raw, out);
-	if (ret == MK_OK && mk_npz_crc(0, out, (size_t)e->usize) != e->crc)
+/* Inflates into buf[0..len) from the file; *got: bytes given, short only at
+ * the end of the deflate stream. */
+static int mk_npz_reader_inflate(mk_npz_reader *r, uint8_t *buf, size_t len, size_t *got)
+{
+	z_stream *s = r->s;
+	int zr = Z_OK;
+
+	s->next_out = buf;
+	s->avail_out = (uInt)len;
+	while (s->avail_out > 0 && zr != Z_STREAM_END) {
+		if (s->avail_in == 0 && r->in_left > 0) {
+			size_t take = r->in_left < MK_NPZ_CHUNK ? (size_t)r->in_left : MK_NPZ_CHUNK;
+			int ret = mk_npz_pread(r->z, r->at, r->in, take, "a member is cut short");
+			if (ret)
+				return ret;
+			r->at += take;
+			r->in_left -= take;
+			s->next_in = r->in;
+			s->avail_in = (uInt)take;
+		}
+		zr = inflate(s, Z_NO_FLUSH);
+		if (zr == Z_BUF_ERROR && s->avail_in == 0 && r->in_left == 0)
+			return mk_npz_reader_short(r, "its deflate data is cut short");
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+			return mk_npz_reader_short(r, zr == Z_MEM_ERROR ? "out of memory (zlib)"
+						      : "corrupt deflate data");
+	}
+	*got = len - s->avail_out;
+	return MK_OK;
+}
+
+int mk_npz_reader_read(mk_npz_reader *r, void *buf, size_t len)
+{
+	size_t got = 0;
+	int ret = MK_OK;
+
+	if (len > r->e->usize - r->done)
+		return mk_npz_reader_short(r, "its data ends before its header says");
+	if (!r->s)
+		ret = mk_npz_pread(r->z, r->at + r->done, buf, len, "a member is cut short");
+	/* zlib counts in uInt: at most 1 GiB a call */
+	for (size_t off = 0; r->s && off < len && ret == MK_OK; off += got) {
+		size_t step = len - off < ((size_t)1 << 30) ? len - off : (size_t)1 << 30;
+		ret = mk_npz_reader_inflate(r, (uint8_t *)buf + off, step, &got);
+		if (ret == MK_OK && got != step)
+			ret = mk_npz_reader_short(r, "its deflate data does not give its recorded "
+						     "size");
+	}
+	if (ret)
+		return ret;
+	r->done += len;
+	r->crc = mk_npz_crc(r->crc, buf, len);
+	return MK_OK;
+}
+
+int mk_npz_reader_finish(mk_npz_reader *r)
+{
+	uint8_t extra;
+	size_t got = 0;
+	int ret = MK_OK;
+
+	if (r->done != r->e->usize)
+		return mk_npz_reader_short(r, "more data than its header says");
+	/* the stream must end here: one byte more shows a longer one */
+	if (r->s && (ret = mk_npz_reader_inflate(r, &extra, 1, &got)) == MK_OK && got)
+		ret = mk_npz_reader_short(r, "its deflate data does not give its recorded size");
+	if (ret == MK_OK && r->crc != r->e->crc)
 		ret = mk_error_set(MK_EFORMAT, "'%s': damaged zip archive: member '%s' fails its "
-				   "CRC check", z->path, e->name);
-	free(raw);
-	if (ret == MK_OK)
-		*data = out;
-	else
-		free(out);
+				   "CRC check", r->z->path, r->e->name);
 	return ret;
+}
+
+void mk_npz_reader_close(mk_npz_reader *r)
+{
+	if (r->s) {
+		inflateEnd(r->s);
+		free(r->s);
+	}
+	free(r->in);
+	*r = (mk_npz_reader){0};
 }

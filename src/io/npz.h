@@ -66,9 +66,22 @@ void mk_npz_close(mk_npz *z);
 
 /* The index of member NAME.npy (or NAME), or -1. */
 int64_t mk_npz_find(const mk_npz *z, const char *name);
-/* Reads member k whole (inflated, its CRC checked) into *data (free() it),
- * z->e[k].usize bytes. */
-int mk_npz_member(mk_npz *z, size_t k, uint64_t max_memory, uint8_t **data);
+/* Member k read front to back in pieces of any size, inflated as it goes
+ * (64 KiB buffers, whatever the member's size).  read gives exactly len
+ * bytes or fails; finish checks that the member ends there and its CRC;
+ * close it in any case. */
+typedef struct mk_npz_reader {
+	mk_npz *z;
+	const mk_npz_entry *e;
+	uint64_t at, in_left, done; /* file offset, compressed left, given so far */
+	uint32_t crc;
+	struct z_stream_s *s;	    /* NULL for a stored member */
+	uint8_t *in;
+} mk_npz_reader;
+int mk_npz_reader_open(mk_npz *z, size_t k, mk_npz_reader *r);
+int mk_npz_reader_read(mk_npz_reader *r, void *buf, size_t len);
+int mk_npz_reader_finish(mk_npz_reader *r);
+void mk_npz_reader_close(mk_npz_reader *r);
 
 /* An integer array, its values widened to int64. */
 typedef struct mk_npz_ints {
@@ -80,8 +93,11 @@ typedef struct mk_npz_ints {
 
 /* Reads member NAME.npy (or NAME) as an int32 or int64 array of either
  * byte order and at most MK_NPY_MAX_DIMS dimensions; *found is false and
- * a is empty when there is no such member.  Free a->v with free(). */
-int mk_npz_read_ints(mk_npz *z, const char *name, uint64_t max_memory, bool *found,
-		     mk_npz_ints *a);
+ * a is empty when there is no such member.  The array (8 bytes an element,
+ * whatever the member's width) and the caller's held bytes must fit in
+ * max_memory together; the member is inflated in pieces, never whole.
+ * Free a->v with free(). */
+int mk_npz_read_ints(mk_npz *z, const char *name, uint64_t max_memory, uint64_t held,
+		     bool *found, mk_npz_ints *a);
 
 #endif

@@ -6,6 +6,7 @@
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "npz.h"
@@ -62,52 +63,107 @@ static int mk_npz_ints_check(const mk_npy *h, uint64_t len, bool *big, size_t *i
 	return MK_OK;
 }
 
-static void mk_npz_widen(const uint8_t *p, bool big, size_t itemsize, mk_npz_ints *a)
+static void mk_npz_widen(const uint8_t *p, bool big, size_t itemsize, uint64_t count,
+			 int64_t *v)
 {
-	for (uint64_t e = 0; e < a->count; e++, p += itemsize) {
+	for (uint64_t e = 0; e < count; e++, p += itemsize) {
 		uint64_t u = 0;
 		for (size_t b = 0; b < itemsize; b++)
 			u |= (uint64_t)p[big ? b : itemsize - 1 - b] << (8 * (itemsize - 1 - b));
 		/* sign-extend from the item's width */
-		a->v[e] = itemsize == 4 ? (int64_t)(int32_t)(uint32_t)u : (int64_t)u;
+		v[e] = itemsize == 4 ? (int64_t)(int32_t)(uint32_t)u : (int64_t)u;
 	}
 }
 
-/* Parses member k's data (len bytes) into a; label names it in messages. */
-static int mk_npz_ints_parse(const char *label, uint8_t *data, uint64_t len,
-			     uint64_t max_memory, mk_npz_ints *a)
+/* The member's .npy header, read off the front of r into h: the preamble
+ * says how long the dictionary is, and io_npy.c's parser reads both from
+ * a memory stream.  A member shorter than its header is left to the parser
+ * to name ("truncated"). */
+static int mk_npz_ints_header(mk_npz_reader *r, const char *label, mk_npy *h)
 {
-	mk_npy h = {.path = label};
-	size_t itemsize = 0;
-	bool big = false;
-	FILE *f = len ? fmemopen(data, (size_t)len, "rb") : NULL;
+	uint8_t buf[12 + 65536];
+	uint64_t left = r->e->usize;
+	size_t pre = 10, have, hlen;
+	FILE *f;
 	int ret;
 
-	if (!len)
+	if (left == 0)
 		return mk_error_set(MK_EFORMAT, "'%s': an empty member, not a .npy array", label);
-	if (!f)
+	have = left < pre ? (size_t)left : pre;
+	if ((ret = mk_npz_reader_read(r, buf, have)))
+		return ret;
+	if (have == pre && buf[6] != 1 && left >= 12) {
+		if ((ret = mk_npz_reader_read(r, buf + 10, 2)))
+			return ret;
+		have = pre = 12;
+	}
+	hlen = have < pre ? 0 : (size_t)buf[8] | (size_t)buf[9] << 8 |
+	       (pre == 12 ? (size_t)buf[10] << 16 | (size_t)buf[11] << 24 : 0);
+	/* more than the parser takes: it refuses on the length alone */
+	hlen = hlen > sizeof buf - pre ? 0 : hlen;
+	hlen = hlen > left - have ? (size_t)(left - have) : hlen;
+	if (hlen && (ret = mk_npz_reader_read(r, buf + have, hlen)))
+		return ret;
+	if (!(f = fmemopen(buf, have + hlen, "rb")))
 		return mk_error_errno(errno, "'%s': cannot read the member", label);
-	ret = mk_npy_read_header(f, label, &h);
+	ret = mk_npy_read_header(f, label, h);
 	fclose(f);
+	return ret;
+}
+
+/* Checks bytes for this array beside the held bytes of those read before. */
+static int mk_npz_ints_budget(const char *label, uint64_t bytes, uint64_t held,
+			      uint64_t max_memory)
+{
+	char what[PATH_MAX + 320];
+
+	if (!held)
+		return mk_check_memory(bytes, max_memory, label);
+	snprintf(what, sizeof what, "'%s' with the members read before it", label);
+	return mk_check_memory(bytes + held, max_memory, what);
+}
+
+/* Reads member k (label names it in messages) into a, its data widened
+ * piece by piece: the only buffer the size of the array is a->v. */
+static int mk_npz_ints_stream(mk_npz *z, size_t k, const char *label, uint64_t max_memory,
+			      uint64_t held, mk_npz_ints *a)
+{
+	mk_npz_reader r;
+	mk_npy h = {.path = label};
+	size_t itemsize = 0, cap = (size_t)1 << 16;
+	bool big = false;
+	uint8_t *chunk = NULL;
+	int ret = mk_npz_reader_open(z, k, &r);
+
 	if (ret == MK_OK)
-		ret = mk_npz_ints_check(&h, len, &big, &itemsize, a);
+		ret = mk_npz_ints_header(&r, label, &h);
 	if (ret == MK_OK)
-		ret = mk_check_memory(a->count * sizeof *a->v, max_memory, label);
-	if (ret == MK_OK && !(a->v = malloc((size_t)a->count * sizeof *a->v + 1)))
+		ret = mk_npz_ints_check(&h, z->e[k].usize, &big, &itemsize, a);
+	if (ret == MK_OK)
+		ret = mk_npz_ints_budget(label, a->count * sizeof *a->v + cap, held, max_memory);
+	if (ret == MK_OK && (!(a->v = malloc((size_t)a->count * sizeof *a->v + 1)) ||
+			     !(chunk = malloc(cap))))
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	for (uint64_t at = 0, step; ret == MK_OK && at < a->count; at += step) {
+		step = a->count - at < cap / itemsize ? a->count - at : cap / itemsize;
+		ret = mk_npz_reader_read(&r, chunk, (size_t)step * itemsize);
+		if (ret == MK_OK)
+			mk_npz_widen(chunk, big, itemsize, step, a->v + at);
+	}
 	if (ret == MK_OK)
-		mk_npz_widen(data + h.offset, big, itemsize, a);
+		ret = mk_npz_reader_finish(&r);
+	mk_npz_reader_close(&r);
+	free(chunk);
 	free(h.text);
 	return ret;
 }
 
-int mk_npz_read_ints(mk_npz *z, const char *name, uint64_t max_memory, bool *found,
-		     mk_npz_ints *a)
+int mk_npz_read_ints(mk_npz *z, const char *name, uint64_t max_memory, uint64_t held,
+		     bool *found, mk_npz_ints *a)
 {
 	int64_t k = mk_npz_find(z, name);
 	size_t cap = strlen(z->path) + strlen(name) + 3;
 	char *label = NULL;
-	uint8_t *data = NULL;
 	int ret;
 
 	*a = (mk_npz_ints){0};
@@ -118,14 +174,11 @@ int mk_npz_read_ints(mk_npz *z, const char *name, uint64_t max_memory, bool *fou
 	if (!(label = malloc(cap)))
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	snprintf(label, cap, "%s[%s]", z->path, name);
-	ret = mk_npz_member(z, (size_t)k, max_memory, &data);
-	if (ret == MK_OK)
-		ret = mk_npz_ints_parse(label, data, z->e[k].usize, max_memory, a);
+	ret = mk_npz_ints_stream(z, (size_t)k, label, max_memory, held, a);
 	if (ret) {
 		free(a->v);
 		a->v = NULL;
 	}
-	free(data);
 	free(label);
 	return ret;
 }

@@ -64,12 +64,20 @@ static int wst_tensor(const mk_weights *w, const char *name, const mk_st_tensor 
 {
 	const char *bare = name + strspn(name, "/");
 
-	*t = mk_st_find(w->st, bare);
+	/* '/' + the tensor's name; a name of its own beginning with '/' has lost
+	 * that '/' to path normalisation ("//x" is "/x"), so "/x" may be the
+	 * name itself */
+	*t = mk_st_find(w->st, name[0] == '/' ? name + 1 : name);
+	if (!*t)
+		*t = mk_st_find(w->st, name);
+	if (!*t)
+		*t = mk_st_find(w->st, bare);
 	if (!*t)
 		return mk_error_set(MK_EFORMAT, "'%s': no dataset '/%s'", w->path, bare);
 	for (int k = 0; k < (*t)->rank; k++)
 		if ((*t)->dims[k] == 0)
-			return mk_error_set(MK_EFORMAT, "'%s': dataset '/%s' is empty", w->path, bare);
+			return mk_error_set(MK_EFORMAT, "'%s': dataset '/%s' is empty", w->path,
+					    (*t)->name);
 	return MK_OK;
 }
 

@@ -404,27 +404,30 @@ static int load_check_config(const mk_model_config *c, mk_encoder *e)
 {
 	static const char *const bert[] = {"bert", NULL};
 	static const char *const roberta[] = {"roberta", "xlm-roberta", "camembert", NULL};
+	/* a config built in memory has no file to name */
+	const char *where = c->path[0] ? c->path : "config.json";
+	int64_t left;
 
 	if (!c->model_type[0])
-		return mk_error_set(MK_EFORMAT, "config.json has no model_type (maskkit encode runs "
-				    "bert and roberta encoders)");
+		return mk_error_set(MK_EFORMAT, "'%s': no model_type (maskkit encode runs bert and "
+				    "roberta encoders)", where);
 	if (!load_is(c->model_type, bert) && !load_is(c->model_type, roberta))
-		return mk_error_set(MK_EFORMAT, "model_type '%s' is not supported: maskkit encode "
-				    "runs bert, roberta, xlm-roberta and camembert encoders%s",
-				    c->model_type, !strcmp(c->model_type, "albert") ?
+		return mk_error_set(MK_EFORMAT, "'%s': model_type '%s' is not supported: maskkit "
+				    "encode runs bert, roberta, xlm-roberta and camembert encoders%s",
+				    where, c->model_type, !strcmp(c->model_type, "albert") ?
 				    " (ALBERT shares its layers and projects its embeddings)" : "");
 	if (!c->hidden || !c->heads || !c->layers || !c->intermediate || !c->max_positions ||
 	    !c->vocab)
-		return mk_error_set(MK_EFORMAT, "config.json lacks one of hidden_size, "
+		return mk_error_set(MK_EFORMAT, "'%s' lacks one of hidden_size, "
 				    "num_attention_heads, num_hidden_layers, intermediate_size, "
-				    "max_position_embeddings, vocab_size");
+				    "max_position_embeddings, vocab_size", where);
 	if (c->embedding_size && c->embedding_size != c->hidden)
-		return mk_error_set(MK_EFORMAT, "config.json's embedding_size %" PRId64 " differs "
-				    "from hidden_size %" PRId64 ": projected embeddings are not "
-				    "supported", c->embedding_size, c->hidden);
+		return mk_error_set(MK_EFORMAT, "'%s': embedding_size %" PRId64 " differs from "
+				    "hidden_size %" PRId64 ": projected embeddings are not supported",
+				    where, c->embedding_size, c->hidden);
 	if (strcmp(c->position_embedding_type, "absolute"))
-		return mk_error_set(MK_EFORMAT, "position_embedding_type '%s' is not supported "
-				    "(absolute only)", c->position_embedding_type);
+		return mk_error_set(MK_EFORMAT, "'%s': position_embedding_type '%s' is not "
+				    "supported (absolute only)", where, c->position_embedding_type);
 	if (!strcmp(c->hidden_act, "gelu"))
 		e->act = ENC_GELU;
 	else if (!strcmp(c->hidden_act, "gelu_new") || !strcmp(c->hidden_act, "gelu_pytorch_tanh"))
@@ -432,15 +435,21 @@ static int load_check_config(const mk_model_config *c, mk_encoder *e)
 	else if (!strcmp(c->hidden_act, "relu"))
 		e->act = ENC_RELU;
 	else
-		return mk_error_set(MK_EFORMAT, "hidden_act '%s' is not supported (gelu, gelu_new, "
-				    "gelu_pytorch_tanh, relu)", c->hidden_act);
+		return mk_error_set(MK_EFORMAT, "'%s': hidden_act '%s' is not supported (gelu, "
+				    "gelu_new, gelu_pytorch_tanh, relu)", where, c->hidden_act);
 	/* RoBERTa numbers positions from pad_token_id + 1 */
 	e->pos_offset = load_is(c->model_type, roberta) ? (c->pad_token_id >= 0 ?
 							     c->pad_token_id : 1) + 1 : 0;
-	if (c->max_positions <= e->pos_offset)
-		return mk_error_set(MK_EFORMAT, "max_position_embeddings %" PRId64 " leaves no "
-				    "position after RoBERTa's offset %" PRId64, c->max_positions,
-				    e->pos_offset);
+	/* a sample is at least [CLS] [SEP] */
+	left = c->max_positions > e->pos_offset ? c->max_positions - e->pos_offset : 0;
+	if (left < 2 && e->pos_offset)
+		return mk_error_set(MK_EFORMAT, "'%s': max_position_embeddings %" PRId64 " leaves "
+				    "%" PRId64 " position%s after RoBERTa's offset (pad_token_id + 1 "
+				    "= %" PRId64 "); a sample needs 2 ([CLS] and [SEP])", where,
+				    c->max_positions, left, left == 1 ? "" : "s", e->pos_offset);
+	if (left < 2)
+		return mk_error_set(MK_EFORMAT, "'%s': max_position_embeddings %" PRId64 "; a "
+				    "sample needs 2 ([CLS] and [SEP])", where, c->max_positions);
 	return MK_OK;
 }
 

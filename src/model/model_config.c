@@ -101,6 +101,7 @@ int mk_model_config_read(const char *path, mk_model_config *out)
 	}
 	if ((ret = mk_text_read(file, MC_MAX_BYTES, "config.json", &text, &len)))
 		return ret;
+	snprintf(out->path, sizeof out->path, "%s", file);
 	if (!(ret = mk_json_parse_strict(file, text, len, &j)))
 		ret = mc_parse(j, file, out);
 	cJSON_Delete(j);

@@ -53,6 +53,26 @@ struct mk_tokenizer {
 int64_t tk_find(const mk_tokenizer *t, const char *pre, size_t prelen, const char *s,
 		size_t len);
 
+struct cJSON;
+
+#define TK_MAX_BYTES (256u << 20) /* multilingual tokenizer.json files are a few MB */
+
+/* tokenizer.c: the vocabulary's storage, shared with tk_json.c.  tk_alloc
+ * makes room for ids 0..n-1 of bytes bytes in all; tk_set gives s the id
+ * (refusing a second spelling of an id or a second id of a spelling);
+ * tk_add_literal matches s literally in raw text; tk_specials finds [CLS],
+ * [SEP], [UNK] (required), [PAD] and [MASK] by name; tk_bool reads a JSON
+ * switch (absent or null: *v kept); tk_read_json reads a JSON object. */
+int tk_alloc(mk_tokenizer *t, int64_t n, size_t bytes);
+int tk_set(mk_tokenizer *t, const char *file, int64_t id, const char *s, size_t len);
+int tk_add_literal(mk_tokenizer *t, const char *s, int32_t id);
+int tk_specials(mk_tokenizer *t, const char *file, const char *names[5]);
+int tk_bool(const struct cJSON *j, const char *file, const char *key, bool *v);
+int tk_read_json(const char *file, uint64_t max, const char *what, struct cJSON **out);
+
+/* tk_json.c: t from the tokenizer.json at file. */
+int tk_open_json(mk_tokenizer *t, const char *file);
+
 /* tk_trie.c: builds t->trie from the vocabulary (after its prefix is set). */
 int tk_trie_build(mk_tokenizer *t);
 /* The longest token that w[0..len) starts with, on a character boundary:

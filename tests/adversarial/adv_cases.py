@@ -24,7 +24,16 @@ KINDS = {
     ".h5": ("mask", "lengths", "tensor", "weights", "dataset"),
     ".csv": ("sweep-csv",),
     ".expr": ("expr",),
+    # make_model_corpus.py's (issue 27)
+    ".safetensors": ("weights", "encoder-weights"),
+    ".model": ("model",),
+    ".tok": ("tokenizer",),
+    ".text": ("text",),
+    ".npz": ("mask",),
+    ".patterns": ("patterns",),
 }
+# kinds whose file's content, not its name, is the argument ({e})
+CONTENT_KINDS = ("expr", "patterns")
 
 FUZZ_CORPORA = ("json", "npy", "txt", "h5", "weights", "dataset", "expr")
 
@@ -85,6 +94,36 @@ READERS = {
         ("gen EXPR", ["gen", "{e}", "--n", "16"] + MEM, ()),
         ("measure EXPR", ["measure", "{e}", "--n", "4096"] + MEM, ()),
     ],
+    "encoder-weights": [
+        ("encode --config", ["encode", "{f}", "--config", "{V}/model/config.json", "--text",
+                             "{V}/t.txt", "-o", "e.h5", "--quiet"] + MEM, ("e.h5",)),
+    ],
+    "model": [
+        ("toeplitz MODEL", ["toeplitz", "{f}"] + MEM, ()),
+        ("positional MODEL", ["positional", "{f}"] + MEM, ()),
+        ("tokenize MODEL", ["tokenize", "{f}", "--text", "{V}/t.txt"], ()),
+        ("encode MODEL", ["encode", "{f}", "--text", "{V}/t.txt", "-o", "e.h5", "--quiet"] + MEM,
+         ("e.h5",)),
+        ("explain MODEL", ["explain", "{f}", "--text", "{V}/t.txt"] + MEM, ()),
+    ],
+    "tokenizer": [
+        ("tokenize TOKENIZER", ["tokenize", "{f}", "--text", "{V}/t.txt", "-o", "t.txt"],
+         ("t.txt",)),
+        ("encode --tokenizer", ["encode", "{V}/model", "--tokenizer", "{f}", "--text",
+                                "{V}/t.txt", "-o", "e.h5", "--quiet"] + MEM, ("e.h5",)),
+    ],
+    "text": [
+        ("tokenize --text", ["tokenize", "{V}/model", "--text", "{f}"], ()),
+        ("tokenize --sentences", ["tokenize", "{V}/model", "--text", "{f}", "--sentences"], ()),
+        ("encode --text", ["encode", "{V}/model", "--text", "{f}", "--limit", "100", "-o",
+                           "e.h5", "--quiet"] + MEM, ("e.h5",)),
+        ("explain --text", ["explain", "{V}/model", "--text", "{f}"] + MEM, ()),
+    ],
+    "patterns": [
+        ("sweep --patterns", ["sweep", "--patterns", "{e}", "--n", "16", "--sparsity", "50%",
+                              "--heads", "1", "--head-dim", "4", "--reps", "1", "--kernels",
+                              "dense", "-o", "s.csv", "--png", "s.png"], ("s.csv", "s.png")),
+    ],
 }
 
 
@@ -92,11 +131,11 @@ def kinds_of(path):
     return KINDS.get(os.path.splitext(path)[1], ())
 
 
-def collect_inputs(srcdir, generated):
+def collect_inputs(srcdir, *generated):
     """The committed crafted files, the generated files and the fuzz seed
     corpora, in a fixed order (which fixes the runs that get a sentinel)."""
     found = []
-    for top in [os.path.join(srcdir, "tests", "adversarial", "corpus"), generated] + \
+    for top in [os.path.join(srcdir, "tests", "adversarial", "corpus"), *generated] + \
             [os.path.join(srcdir, "tests", "fuzz", "corpus", c) for c in FUZZ_CORPORA]:
         if not os.path.isdir(top):
             continue
@@ -123,7 +162,7 @@ def reader_cases(inputs, valid):
     for path in inputs:
         kinds = kinds_of(path) or ("expr",)
         expr = None
-        if "expr" in kinds:
+        if any(k in CONTENT_KINDS for k in kinds):
             with open(path, "rb") as fh:
                 expr = fh.read().rstrip(b"\n")
         for kind in kinds:

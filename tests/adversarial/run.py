@@ -18,6 +18,9 @@ parent folder, and a few commands under a low address-space limit.
            'Read-only file system') and under a missing parent folder (exit 2,
            'No such file or directory'); one line on stderr, the sentinel
            output kept byte for byte, nothing left there or in TMPDIR.
+  io       every output option of every command pointed at every file that
+           command reads (adv_io.py, checked complete against the option
+           tables): exit 2, one line, every file kept byte for byte.
   limits   a few commands under RLIMIT_AS (ulimit -v): exit 0, 1 or 2 with one
            line, no hang (skipped under sanitizers).
 
@@ -28,7 +31,7 @@ Under sanitizers (MASKKIT_SANITIZED=1) everything runs but the limits (ASan
 reserves terabytes of address space); the whole run takes about 50 s there.
 
 Environment: MASKKIT (the program), SRCDIR (the source tree), and optionally
-MASKKIT_ADV_ONLY=readers|writers|limits, MASKKIT_ADV_JOBS (parallel runs),
+MASKKIT_ADV_ONLY=readers|writers|io|limits, MASKKIT_ADV_JOBS (parallel runs),
 MASKKIT_ADV_KEEP=1 (keep the scratch folder), MASKKIT_ADV_VERBOSE=1 (every run's
 exit status and message).  Exit 0 all passed, 1 a
 failure (each listed), 77 numpy/h5py missing (1 with MASKKIT_REQUIRE_ALL)."""
@@ -54,6 +57,7 @@ except ImportError:
     sys.exit(1 if os.environ.get("MASKKIT_REQUIRE_ALL") else 77)
 
 import adv_cases  # noqa: E402
+import adv_io  # noqa: E402
 import adv_places  # noqa: E402
 
 MASKKIT = os.environ.get("MASKKIT") or "maskkit"
@@ -282,6 +286,42 @@ def writer_run(writer, place, index, scratch, valid, mode, size):
     return finish(res, tmp, run_dir)
 
 
+# --- output = input -----------------------------------------------------------
+
+def io_run(case, opt, target, index, scratch, valid, reference=False):
+    """One output option pointed at one input (or, for the reference, at a
+    new file: it must work) in a folder of its own copies of the inputs."""
+    run_dir = os.path.join(scratch, "io", str(index))
+    work, tmp = os.path.join(run_dir, "work"), os.path.join(run_dir, "tmp")
+    os.makedirs(work)
+    os.makedirs(tmp)
+    adv_io.prepare(case, valid, work)
+    before = adv_io.snapshot(work)
+    if reference:
+        argv = adv_io.reference_argv(case, opt, work)
+        res = Result(f"{case.command} {opt} [a new file]", argv)
+    else:
+        argv = adv_io.argv_of(case, opt, target, work)
+        res = Result(f"{case.command} {opt} = {target}", argv)
+    rc, stderr, rss = run_maskkit(argv, tmp, work)
+    res.rc, res.stderr, res.rss = rc, stderr, rss
+    if reference:
+        if check_outcome(res, rc, argv, {0}) and rc != 0:
+            res.fail("the command line does not work with its output elsewhere")
+        return finish(res, tmp, run_dir)
+    if check_outcome(res, rc, argv, {2}):
+        # report's --out is a folder: refused for what it is, not by the rule
+        check_message(res, argv, stderr, None if case.command == "report"
+                      else ["would destroy the input"])
+    after = adv_io.snapshot(work)
+    changed = sorted(p for p in before if after.get(p) != before[p])
+    if changed:
+        res.fail("changed: " + ", ".join(changed))
+    if set(after) - set(before):
+        res.fail("made: " + ", ".join(sorted(set(after) - set(before))))
+    return finish(res, tmp, run_dir)
+
+
 # --- limits ------------------------------------------------------------------
 
 def limit_run(argv, mib, index, scratch):
@@ -384,10 +424,14 @@ def main():
     try:
         os.environ["LSAN_OPTIONS"] = lsan_options(scratch)
         valid = adv_cases.make_valid(os.path.join(scratch, "valid"))
-        gen_dir = os.path.join(scratch, "corpus")
+        adv_io.make_fixtures(valid, SRCDIR, MASKKIT)
+        gen_dir, model_dir = os.path.join(scratch, "corpus"), os.path.join(scratch, "models")
         subprocess.run([sys.executable, os.path.join(HERE, "make_text_corpus.py"), gen_dir],
                        check=True)
-        SHORT.extend([(gen_dir, "$GEN"), (valid, "$VALID"), (scratch, "$SCRATCH")])
+        subprocess.run([sys.executable, os.path.join(HERE, "make_model_corpus.py"), model_dir,
+                        valid], check=True)
+        SHORT.extend([(gen_dir, "$GEN"), (model_dir, "$MODELS"), (valid, "$VALID"),
+                      (scratch, "$SCRATCH")])
 
         def tally(results):
             every.extend(results)
@@ -397,7 +441,7 @@ def main():
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             if only in ("", "readers"):
-                inputs = adv_cases.collect_inputs(SRCDIR, gen_dir)
+                inputs = adv_cases.collect_inputs(SRCDIR, gen_dir, model_dir)
                 stamps = {p: adv_cases.stamp(p) for p in inputs}
                 cases = adv_cases.reader_cases(inputs, valid)
                 results = list(pool.map(lambda k: reader_run(cases[k], k, scratch),
@@ -421,6 +465,24 @@ def main():
                                          refs[plan[j][0]][1]), range(len(plan)))))
                 lines.append(f"writers {len(plan)} runs ({len(writers)} outputs; "
                              f"{adv_places.describe(mode)}), {nbad} failures")
+            if only in ("", "io"):
+                missing = adv_io.check_complete(SRCDIR)
+                for m in missing:
+                    r = Result("output=input sweep", [])
+                    r.fail(m)
+                    tally([r])
+                refs = [(c, o) for c in adv_io.IO_CASES for o in c.outs]
+                opts = {(c.command, o) for c, o in refs}
+                nbad = len(missing) + tally(list(pool.map(
+                    lambda k: io_run(refs[k][0], refs[k][1], None, k, scratch, valid, True),
+                    range(len(refs)))))
+                plan = adv_io.runs()
+                nbad += tally(list(pool.map(
+                    lambda k: io_run(*plan[k], len(refs) + k, scratch, valid), range(len(plan)))))
+                lines.append(f"output=input {len(plan)} runs ({len(opts)} output options "
+                             f"of {len({c.command for c in adv_io.IO_CASES})} commands in "
+                             f"{len(adv_io.IO_CASES)} command lines, each at every input), "
+                             f"{nbad} failures")
             if only in ("", "limits"):
                 if SANITIZED:
                     lines.append("limits skipped under sanitizers")

@@ -107,7 +107,7 @@ if mpi 2 "$MASKKIT" $sw -o sweep2.csv 2>sweep.err; then
 	grep -v '^#' sweep1.csv | cut -d, -f1-7 >grid1
 	grep -v '^#' sweep2.csv | cut -d, -f1-7 >grid2
 	if cmp -s grid1 grid2 && grep -q '^# ranks: 2$' sweep2.csv &&
-	   grep -q ',max_err,.*,noisy_vs,host,device$' sweep2.csv &&
+	   grep -q ',max_err,.*,noisy_vs,label,host,device$' sweep2.csv &&
 	   [ "$(grep -c ",$(hostname),cpu (" sweep2.csv)" = "$(grep -vc '^#' sweep1.csv | awk '{print $1 - 1}')" ]; then
 		ok
 	else
