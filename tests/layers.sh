@@ -1,14 +1,16 @@
 #!/bin/sh
-# The include direction between the source tree's layers (HACKING.md, "Layers").
+# The include direction between the source tree's layers (HACKING.md, "Layers");
+# the calls between them are tests/floors.py's, on the compiled symbols.
 # Every `#include "..."` in src/, patterns/, analysis/ and include/maskkit/ is
 # resolved as the compiler resolves it: the including file's own folder first,
-# then the -I list of Makefile.am (include/maskkit, src/core, src/io, src/attn,
+# then the -I list of Makefile.am (include/maskkit, src/core, src/io, src/expr, src/attn,
 # src/plot, src/par, patterns, analysis, src/model; the program adds src/cli, src/report).
 # A header found nowhere in the tree (config.h, made by configure) belongs to
 # no layer.  The rules:
-#   - library folders (src/core, src/io, src/attn, src/plot, src/par, src/model,
+#   - library folders (src/core, src/io, src/expr, src/attn, src/plot, src/par, src/model,
 #     patterns, analysis) include no header of src/cli or src/report;
-#   - src/core includes no header of src/io, src/attn, src/plot, src/par, src/model;
+#   - src/core includes no header of src/io, src/expr, src/attn, src/plot, src/par,
+#     src/model, patterns;
 #   - patterns/ includes no header of src/io or src/plot;
 #   - include/maskkit/ headers include only system headers (<...>) and other
 #     include/maskkit/ headers.
@@ -18,8 +20,8 @@
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$SRCDIR" || exit 1
 
-SEARCH="include/maskkit src/core src/io src/attn src/plot src/par patterns analysis src/model src/cli src/report"
-LIBRARY="src/core src/io src/attn src/plot src/par patterns analysis src/model"
+SEARCH="include/maskkit src/core src/io src/expr src/attn src/plot src/par patterns analysis src/model src/cli src/report"
+LIBRARY="src/core src/io src/expr src/attn src/plot src/par patterns analysis src/model"
 
 # The folder (relative to SRCDIR) of the header `hdr` included from folder
 # `dir`, or nothing when the tree does not hold it.
@@ -51,7 +53,7 @@ rule() {
 		done ;;
 	esac
 	case $1 in src/core | src/core/*)
-		case $2 in src/io* | src/attn* | src/plot* | src/par* | src/model*)
+		case $2 in src/io* | src/expr* | src/attn* | src/plot* | src/par* | src/model* | patterns*)
 			echo "src/core includes no header of the layers above it"; return ;;
 		esac ;;
 	esac

@@ -87,6 +87,13 @@ int mk_io_write_npy(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_blocks(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_flex(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_h5(const mk_rows *r, const char *path, const mk_write_opts *o);
+/* io.c: rows written to path (atomically) or to an open stream in a format,
+ * for the expression writer above io (src/expr/expr_write.c); and an error
+ * given the file's name unless it names it already. */
+int mk_io_write_rows(const mk_rows *rows, const char *path, mk_format format,
+		     const mk_write_opts *o);
+int mk_io_write_rows_stream(const mk_rows *rows, FILE *f, const mk_write_opts *o);
+int mk_io_name_error(int ret, const char *path);
 
 /* Readers: the whole mask, checked against max_memory. */
 int mk_io_read_txt(const char *path, uint64_t max_memory, mk_mask **out);

@@ -1,6 +1,8 @@
 /*
- * Mask files: format names, atomic writes and the dispatch from the public
- * mk_write_expr / mk_mask_load to the per-format code in io_*.c.
+ * Mask files: format names, atomic writes, rows written in a format (the
+ * expression writer, src/expr/expr_write.c, streams an expression's rows
+ * here) and the dispatch from the public mk_mask_load to the per-format
+ * code in io_*.c.
  */
 /* realpath() is an X/Open extension, not in the POSIX base we build for. */
 #define _XOPEN_SOURCE 700
@@ -227,7 +229,7 @@ static int mk_io_mktemp(const char *path, const char *target, const struct stat 
 
 /* Writers know only the temporary path, and size checks know no file at
  * all; an expression may name several files, so say which one failed. */
-static int mk_io_name_error(int ret, const char *path)
+int mk_io_name_error(int ret, const char *path)
 {
 	char msg[512];
 
@@ -345,7 +347,7 @@ int mk_io_atomic(const char *path,
 	return mk_io_name_error(mk_io_atomic_raw(path, writer, arg), path);
 }
 
-/* ---- writing expressions ------------------------------------------------ */
+/* ---- writing rows ------------------------------------------------------ */
 
 typedef int (*mk_stream_writer)(const mk_rows *r, FILE *f, const mk_write_opts *o);
 
@@ -360,50 +362,6 @@ static mk_stream_writer mk_io_stream_writer(mk_format f)
 	case MK_FMT_FLEX: return mk_io_write_flex;
 	default: return NULL;
 	}
-}
-
-static void mk_io_cursor_row(void *ctx, int64_t i, uint64_t *dst)
-{
-	mk_cursor_row(ctx, i, dst);
-}
-
-/* The formats that hold a rectangular (q_len x kv_len) mask. */
-static int mk_io_check_shape(const mk_expr *e, mk_format f)
-{
-	if (mk_expr_n(e) == mk_expr_kv_len(e) || f == MK_FMT_NPY || f == MK_FMT_TXT ||
-	    f == MK_FMT_FLEX)
-		return MK_OK;
-	return mk_error_set(MK_EINVAL, "the %s format holds square masks: write a rectangular "
-			    "one (%" PRId64 " x %" PRId64 ") as .npy, .txt or .npz (flex)",
-			    mk_format_name(f),
-			    mk_expr_n(e), mk_expr_kv_len(e));
-}
-
-/* Makes a row source of a bound expression; the caller frees *cur. */
-static int mk_io_rows_open(const mk_expr *e, mk_rows *r, mk_cursor **cur)
-{
-	int64_t n;
-	int ret;
-
-	*cur = NULL;
-	n = mk_expr_n(e);
-	if (n == 0)
-		return mk_error_set(MK_EINTERNAL, "writing an expression that was not bound");
-	ret = mk_check_n(n, "n");
-	if (ret)
-		return ret;
-	ret = mk_cursor_new(e, cur);
-	if (ret)
-		return ret;
-	*r = (mk_rows){
-		.n = n,
-		.cols = mk_expr_kv_len(e),
-		.row = mk_io_cursor_row,
-		.ctx = *cur,
-		.expr = mk_expr_text(e),
-		.params = mk_expr_params(e),
-	};
-	return MK_OK;
 }
 
 struct mk_io_job {
@@ -431,31 +389,28 @@ static int mk_io_write_tmp(const char *tmp_path, void *arg)
 	return ret;
 }
 
-int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
+int mk_io_write_rows(const mk_rows *rows, const char *path, mk_format format,
+		     const mk_write_opts *o)
 {
-	static const mk_write_opts defaults = {0};
-	struct mk_io_job job;
-	mk_cursor *cur = NULL;
-	mk_rows rows;
+	struct mk_io_job job = {.rows = rows, .opts = o, .format = format};
+
+	if (format != MK_FMT_H5 && !mk_io_stream_writer(format))
+		return mk_error_set(MK_EINVAL, "unknown output format %d", (int)format);
+	return mk_io_atomic(path, mk_io_write_tmp, &job);
+}
+
+int mk_io_write_rows_stream(const mk_rows *rows, FILE *f, const mk_write_opts *o)
+{
+	mk_stream_writer writer;
 	int ret;
 
-	assert(e && path);
-	if (!o)
-		o = &defaults;
-	job = (struct mk_io_job){.rows = &rows, .opts = o, .format = o->format};
-	if (job.format == MK_FMT_NONE)
-		job.format = mk_format_from_path(path);
-	if (job.format == MK_FMT_NONE)
-		return mk_error_set(MK_EINVAL, "'%s': cannot tell the output format from the "
-				    "extension (use .txt, .json, .png, .h5, .npy or .npz)", path);
-	if (job.format != MK_FMT_H5 && !mk_io_stream_writer(job.format))
-		return mk_error_set(MK_EINVAL, "unknown output format %d", (int)job.format);
-	if ((ret = mk_io_check_shape(e, job.format)))
-		return mk_io_name_error(ret, path);
-	ret = mk_io_rows_open(e, &rows, &cur);
-	if (ret == MK_OK)
-		ret = mk_io_atomic(path, mk_io_write_tmp, &job);
-	mk_cursor_free(cur);
+	if (o->format == MK_FMT_H5)
+		return mk_error_set(MK_EINVAL, "HDF5 output needs a file name, not a stream");
+	if (!(writer = mk_io_stream_writer(o->format)))
+		return mk_error_set(MK_EINVAL, "no output format given for the stream");
+	ret = writer(rows, f, o);
+	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
+		ret = mk_error_errno(errno, "write failed");
 	return ret;
 }
 
@@ -484,34 +439,6 @@ int mk_write_atomic(const char *path, int (*write)(void *file, void *arg), void 
 {
 	struct mk_io_text_job job = {.write = write, .arg = arg};
 	return mk_io_atomic(path, mk_io_write_text_tmp, &job);
-}
-
-int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
-{
-	static const mk_write_opts defaults = {0};
-	mk_stream_writer writer;
-	mk_cursor *cur = NULL;
-	mk_rows rows;
-	FILE *f = file;
-	int ret;
-
-	assert(e && f);
-	if (!o)
-		o = &defaults;
-	if (o->format == MK_FMT_H5)
-		return mk_error_set(MK_EINVAL, "HDF5 output needs a file name, not a stream");
-	writer = mk_io_stream_writer(o->format);
-	if (!writer)
-		return mk_error_set(MK_EINVAL, "no output format given for the stream");
-	if ((ret = mk_io_check_shape(e, o->format)))
-		return ret;
-	ret = mk_io_rows_open(e, &rows, &cur);
-	if (ret == MK_OK)
-		ret = writer(&rows, f, o);
-	if (ret == MK_OK && (fflush(f) != 0 || ferror(f)))
-		ret = mk_error_errno(errno, "write failed");
-	mk_cursor_free(cur);
-	return ret;
 }
 
 /* ---- reading ------------------------------------------------------------ */

@@ -48,7 +48,12 @@ base = sorted({r["dense_baseline_s"] for r in rows})
 print("one dense baseline:", len(base) == 1 and min(r["dense_s"] for r in rows) <= base[0] <=
       max(r["dense_s"] for r in rows))
 # the summary: a line per point, its verdict from the best kernel's interval
-lines = [l.split() for l in open("summary") if re.match(r"(local|star) +\d+%", l)]
+# pattern target achieved tiles best speed-up [lo, hi] reps verdict...: the
+# interval's brackets are padded ("[ 0.97, 12.03]", "[12.30, 15.00]"), so the
+# fields are read by their shape, not counted by spaces
+line = re.compile(r"(local|star) +(\d+%) +\S+ +\S+ +(\S+) +(\S+x) +\[ *([\d.]+), *([\d.]+)\] +"
+                  r"(\d+) +(\S+)")
+lines = [m.groups() for m in map(line.match, open("summary")) if m]
 best = {}
 for p in points.values():
     b = max((r for r in p if r["kernel"] != "dense"), key=lambda r: r["speedup"])
@@ -58,6 +63,6 @@ for l in lines:
     b = best[(l[0], int(l[1][:-1]))]
     v = ("faster" if b["speedup_lo"] > 1 and b["reps"] >= 6 else "slower" if b["speedup_hi"] < 1
          and b["reps"] >= 6 else None)
-    good &= l[4] == b["kernel"] and l[5] == "%.2fx" % b["speedup"] and (v is None or l[10] == v)
+    good &= l[2] == b["kernel"] and l[3] == "%.2fx" % b["speedup"] and (v is None or l[7] == v)
 print("summary: a line per point, the best kernel, its speed-up and verdict:", good)
 PY

@@ -1,5 +1,7 @@
 /*
- * Colour maps for pictures of masks and matrices.
+ * Colour maps for pictures of masks and matrices (in io, the lowest floor
+ * that draws: io_png.c writes masks as pictures, src/plot above it draws
+ * matrices).
  *
  * Viridis is perceptually uniform and reads correctly in grey scale and for
  * the common colour-vision deficiencies, so densities stay comparable across
