@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
-#include "plot.h"
+#include "plot_internal.h"
 #include "testutil.h"
 #include "plottestutil.h"
 

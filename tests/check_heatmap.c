@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "plot.h"
+#include "plot_internal.h"
 #include "testutil.h"
 #include "plottestutil.h"
 

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "internal.h"
-#include "plot.h"
+#include "plot_internal.h"
 #include "testutil.h"
 #include "plottestutil.h"
 

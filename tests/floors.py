@@ -12,7 +12,9 @@ and fails on
   - a call from an object to a symbol defined on its own floor's folder's
     level or above, in another folder ("upward": the order is broken), and
   - any cycle between folders (which an upward call always makes visible,
-    but is named as such: the folders that call each other round).
+    but is named as such: the folders that call each other round), and
+  - a call from the program (src/cli, src/report) to a library symbol that
+    libmaskkit.sym (the installed library's exports) does not hold.
 An include proves little here (every library file includes the umbrella
 maskkit.h), so the symbols decide.  `floors.py --self-test` first runs the
 check on a made-up tree with an upward call and a cycle and must see both;
@@ -133,6 +135,21 @@ def check(order, objects):
     return problems, edges
 
 
+# The program calls only what libmaskkit.sym exports (the functions the
+# public headers declare), so it is a user of the library a C caller gets.
+PROGRAM = ("src/cli", "src/report")
+
+
+def program_unexported(objects, exported):
+    """The program's calls to library symbols the library does not export."""
+    lib = {s for folder, defined, _ in objects.values() if folder not in PROGRAM
+           for s in defined}
+    used = {s for folder, _, called in objects.values() if folder in PROGRAM for s in called
+            if s in lib and s not in exported}
+    return [f"the program calls {s}, which libmaskkit does not export (make it public API "
+            f"or move it into the program)" for s in sorted(used)]
+
+
 def self_test():
     """An upward call and a cycle in a made-up tree must both be found."""
     order = ["top", "mid", "low"]
@@ -143,11 +160,16 @@ def self_test():
     upward = [p for p in problems if "calls top_g" in p and "not below it" in p]
     cycle = [p for p in problems if p.startswith("a cycle") and "low" in p and "top" in p]
     clean, _ = check(order, {k: v for k, v in objects.items() if k != "low/a.o"})
-    if not upward or not cycle or clean:
-        print("FAIL: the self-test's upward call or cycle was not found, or a clean tree "
-              f"was refused: {problems} / {clean}")
+    # the program calling a symbol the library keeps to itself
+    prog = {"src/cli/m.o": ("src/cli", set(), {"lib_hidden", "lib_public"}),
+            "src/core/l.o": ("src/core", {"lib_hidden", "lib_public"}, set())}
+    hidden = program_unexported(prog, {"lib_public"})
+    if not upward or not cycle or clean or len(hidden) != 1 or "lib_hidden" not in hidden[0]:
+        print("FAIL: the self-test's upward call, cycle or unexported call was not found, or "
+              f"a clean tree was refused: {problems} / {clean} / {hidden}")
         return False
-    print("self-test: an upward call and a cycle in a made-up tree are found")
+    print("self-test: an upward call, a cycle and the program's call to an unexported symbol "
+          "in made-up trees are found")
     return True
 
 
@@ -175,6 +197,12 @@ def main():
         objects[path] = (folder, defined, called)
     problems, edges = check(folders, objects)
     problems += [f"{m}: not found (build first)" for m in missing]
+    sym = os.path.join(BUILDDIR, "libmaskkit.sym")
+    if os.path.exists(sym):
+        with open(sym) as fh:
+            problems += program_unexported(objects, set(fh.read().split()))
+    else:
+        problems.append(f"{sym}: not found (make builds it)")
     for folder in folders:
         if edges.get(folder):
             calls = ", ".join(f"{t} {n}" for t, n in sorted(edges[folder].items()))

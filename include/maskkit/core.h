@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* pid_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,32 @@ int mk_error_errno(int err, const char *fmt, ...)
  * SIGTERM or SIGHUP that then restores the default action and raises the
  * signal again. */
 void mk_cleanup_run(int sig);
+
+/* A child process the caller started (fork/exec, posix_spawn) registered
+ * for mk_cleanup_run, which then sends it the signal: returns a token for
+ * mk_cleanup_wait_child, or -1 when the table is full (the child is then
+ * not signalled).  mk_cleanup_wait_child is waitpid(pid, status, 0) that
+ * gives the token back before the child is reaped (so a signal never goes
+ * to a reused pid); -1 with errno on failure. */
+int mk_cleanup_push_child(pid_t pid);
+int mk_cleanup_wait_child(int token, pid_t pid, int *status);
+
+/* ---- random numbers: xoshiro256** seeded by splitmix64 ------------------
+ * The generator behind every seeded pattern (random, bigbird's random keys)
+ * and pruning's Gumbel noise: the same (seed, tag, index) gives the same
+ * stream on every machine, so a caller can draw numbers that agree with
+ * the library's. */
+typedef struct mk_rng {
+	uint64_t s[4];
+} mk_rng;
+/* Seeds r from (seed, tag, index): each row or sample its own stream. */
+void mk_rng_seed(mk_rng *r, uint64_t seed, uint64_t tag, uint64_t index);
+/* The next 64 random bits. */
+uint64_t mk_rng_next(mk_rng *r);
+/* Uniform in [0, bound), unbiased (Lemire's multiply-and-reject), bound > 0. */
+uint64_t mk_rng_below(mk_rng *r, uint64_t bound);
+/* Two independent standard normals (Box-Muller on uniforms in (0, 1)). */
+void mk_rng_normal2(mk_rng *r, double z[2]);
 
 /* How many OpenBLAS threads fit under the address-space limit (ulimit -v)
  * next to the program itself: at most want, at least 1 (want when there is

@@ -21,6 +21,7 @@
  *   sweep.h     sweeps: what a mask costs, measured and checked
  *   par.h       maskkit across MPI ranks
  *   model.h     HuggingFace models: config.json, WordPiece tokens, a BERT encoder
+ *   plot.h      pictures: heatmap PNGs and gnuplot figures from templates
  */
 #ifndef MK_MASKKIT_H
 #define MK_MASKKIT_H
@@ -39,5 +40,6 @@
 #include "sweep.h"
 #include "par.h"
 #include "model.h"
+#include "plot.h"
 
 #endif /* MK_MASKKIT_H */

@@ -33,22 +33,12 @@ int mk_blas_room(int callers);
  * when the table is full (then nothing is cleaned up for it). */
 int mk_cleanup_push_file(const char *path);
 int mk_cleanup_push_dir(const char *path);
-int mk_cleanup_push_child(pid_t pid);
 void mk_cleanup_pop(int token);
-/* waitpid(pid, status, 0) for a child registered with token, giving the
- * token back before the child is reaped; -1 with errno on failure. */
-int mk_cleanup_wait_child(int token, pid_t pid, int *status);
+/* (mk_cleanup_push_child and mk_cleanup_wait_child are public: core.h) */
 
 /* ---- random numbers (rng.c): splitmix64 seeding xoshiro256** ---- */
-typedef struct mk_rng { uint64_t s[4]; } mk_rng;
+/* (mk_rng and its functions are public: core.h) */
 uint64_t mk_splitmix64(uint64_t *state);
-/* Seeds from (seed, tag, index) so that each row has its own stream. */
-void mk_rng_seed(mk_rng *r, uint64_t seed, uint64_t tag, uint64_t index);
-uint64_t mk_rng_next(mk_rng *r);
-/* Uniform in [0, bound), unbiased (Lemire's multiply-and-reject), bound > 0. */
-uint64_t mk_rng_below(mk_rng *r, uint64_t bound);
-/* Two independent standard normals (Box-Muller on uniforms in (0, 1)). */
-void mk_rng_normal2(mk_rng *r, double z[2]);
 
 /* dst[k] |= (src shifted up by r bits)[k] for k in [k0, k1), 0 < r < 64,
  * carrying src[k-1]'s top bits into word k (bits.c, vectorised). */

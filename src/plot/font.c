@@ -9,7 +9,7 @@
  */
 #include "config.h"
 #include <string.h>
-#include "plot.h"
+#include "plot_internal.h"
 
 struct mk_glyph {
 	char c;

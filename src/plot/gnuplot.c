@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "internal.h"
-#include "plot.h"
+#include "plot_internal.h"
 #include "templates.h"
 
 extern char **environ;

@@ -14,7 +14,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "internal.h"
-#include "plot.h"
+#include "plot_internal.h"
 
 /* The last bytes of f (at most cap) into buf; their count. */
 static size_t mk_gp_tail(FILE *f, unsigned char *buf, size_t cap)

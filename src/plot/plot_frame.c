@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
-#include "plot.h"
+#include "plot_internal.h"
 
 #define FRAME_TEXT 2    /* the font's scale */
 #define FRAME_TICK 5    /* tick length */

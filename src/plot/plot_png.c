@@ -33,7 +33,7 @@
 #include <string.h>
 #include <png.h>
 #include "internal.h"
-#include "plot.h"
+#include "plot_internal.h"
 #include "png_quiet.h"
 
 #define MK_PIC_DEFAULT_MAX_PX 1024

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plot.h"
+#include "plot_internal.h"
 
 /* A finite double filling all of s, else MK_EINVAL. */
 static int range_number(const char *s, const char *end, double *out)

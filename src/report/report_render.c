@@ -8,39 +8,6 @@
 #include <string.h>
 #include "maskkit.h"
 #include "report.h"
-#include "templates.h"
-
-#define RP_TEMPLATE_MAX (1u << 20)
-
-/* templates/NAME: MASKKIT_TEMPLATES/NAME when that is set, else the
- * compiled-in copy.  *text is malloc'd. */
-static int rp_template(const char *name, char **text)
-{
-	const char *dir = getenv("MASKKIT_TEMPLATES");
-
-	*text = NULL;
-	if (dir && *dir) {
-		char path[4096];
-		FILE *f;
-		size_t n;
-		snprintf(path, sizeof path, "%s/%s", dir, name);
-		f = fopen(path, "r");
-		if (!f)
-			return mk_error_set(MK_EIO, "template '%s' (MASKKIT_TEMPLATES): %s", path,
-					    strerror(errno));
-		*text = malloc(RP_TEMPLATE_MAX + 1);
-		n = *text ? fread(*text, 1, RP_TEMPLATE_MAX, f) : 0;
-		fclose(f);
-		if (!*text)
-			return mk_error_set(MK_ENOMEM, "out of memory");
-		(*text)[n] = '\0';
-		return MK_OK;
-	}
-	for (const struct mk_template *t = mk_templates; t->name; t++)
-		if (!strcmp(t->name, name))
-			return (*text = strdup(t->text)) ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
-	return mk_error_set(MK_EINTERNAL, "no built-in template '%s'", name);
-}
 
 /* text with each {{name}} replaced by value(name); unknown names are an
  * error naming the template. */
@@ -146,10 +113,10 @@ int rp_render(report *r, rp_section *sections, int nsections)
 	struct rp_slots slots = {sections, nsections};
 	char *md_t = NULL, *html_t = NULL, *md = NULL, *body = NULL, *html = NULL;
 	size_t md_len = 0, html_len = 0;
-	int ret = rp_template("report.md", &md_t);
+	int ret = mk_template_read("report.md", &md_t);
 
 	if (!ret)
-		ret = rp_template("report.html", &html_t);
+		ret = mk_template_read("report.html", &html_t);
 	if (!ret)
 		ret = rp_fill("report.md", rp_skip_comment(md_t), rp_slot_value, &slots, &md, &md_len);
 	if (!ret && !(body = rp_markdown_html(md, md_len)))

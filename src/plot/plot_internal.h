@@ -1,10 +1,11 @@
 /*
- * Pictures (private to the library; the CLI and the report use them):
- * heatmap PNGs of matrices (plot_png.c) and gnuplot figures drawn from the
- * compiled-in templates (gnuplot.c, gnuplot_picture.c).
+ * The pictures' insides, private to src/plot (and its unit tests): the bare
+ * heatmap grid, colour ranges applied, the frame's font and layout, and
+ * gnuplot's checks.  What the program and other callers use is public:
+ * include/maskkit/plot.h.
  */
-#ifndef MK_PLOT_H
-#define MK_PLOT_H
+#ifndef MK_PLOT_INTERNAL_H
+#define MK_PLOT_INTERNAL_H
 
 #include <stdio.h>
 #include "maskkit.h"
@@ -18,24 +19,6 @@
 int mk_png_matrices(const char *path, const double *const *mats, int count, int64_t k,
 		    int64_t lda, int columns, int64_t max_px);
 
-/* The colour range of a heatmap (range.c): values below lo and above hi
- * take the end colours.  A zeroed mk_range is MK_RANGE_MINMAX. */
-typedef enum mk_range_kind {
-	MK_RANGE_MINMAX = 0, /* each panel's minimum to maximum */
-	MK_RANGE_PERCENTILE, /* each panel's pct-th to (100 - pct)-th percentile */
-	MK_RANGE_FIXED       /* lo to hi for every panel */
-} mk_range_kind;
-typedef struct mk_range {
-	mk_range_kind kind;
-	double pct;    /* MK_RANGE_PERCENTILE: in [0, 50) */
-	double lo, hi; /* MK_RANGE_FIXED: lo < hi, finite */
-} mk_range;
-#define MK_RANGE_DEFAULT "p1"
-/* "minmax", "pN" (0 <= N < 50, e.g. p1, p0.5) or "LO:HI" (e.g. -1:1,
- * 0:2e-3); MK_EINVAL with a one-line message otherwise. */
-int mk_range_parse(const char *s, mk_range *out);
-/* "colours p1-p99", "colours -1:1", "colours min-max": for titles. */
-void mk_range_describe(const mk_range *r, char *buf, size_t size);
 /* The range of the finite values of v[0..n) under r (NULL: min-max) into
  * lo, hi (NaN when none is finite); scratch holds n doubles (reordered),
  * NULL for min-max only.  A percentile range of width 0 falls back to
@@ -47,22 +30,6 @@ void mk_range_apply(const mk_range *r, const double *v, int64_t n, double *scrat
  * O(n): selection, no sort. */
 double mk_percentile(double *v, int64_t n, double pct);
 
-/* Heatmaps with a frame (mk_png_heatmaps): a title over the grid, each panel
- * with its label above it, position indices on its left and bottom axes and
- * a colour bar with values on its right.  Panels of k < MK_PIC_SMALL are
- * drawn floor(2 MK_PIC_SMALL / k) pixels an entry (nearest neighbour), so a
- * side of MK_PIC_SMALL + 1 to 2 MK_PIC_SMALL pixels; larger k as in
- * mk_png_matrices (one pixel an entry up to max_px, block means beyond). */
-#define MK_PIC_SMALL 256
-typedef struct mk_heatmap_opts {
-	mk_range range;
-	const char *title;          /* NULL: none */
-	const char *const *labels;  /* one per panel ("head 3"), or NULL */
-	int64_t max_px;             /* 0: 1024 */
-	bool plain;                 /* no frame, no scaling up: the bare panels */
-} mk_heatmap_opts;
-int mk_png_heatmaps(const char *path, const double *const *mats, int count, int64_t k,
-		    int64_t lda, int columns, const mk_heatmap_opts *o);
 
 /* ---- the frame's pieces (font.c, plot_frame.c) ------------------------------ */
 
@@ -102,38 +69,10 @@ void mk_frame_title(const mk_frame *f, const mk_canvas *cv, const char *title);
 /* A tick value as short text ("0.25", "-3", "1.2e-05"): at most 9 bytes. */
 void mk_frame_number(double v, double step, char buf[16]);
 
-/* A rows x cols matrix (row-major) as a heatmap of square cells of 4 to 48
- * pixels (row 0 at the top), scaled from its minimum to its maximum through
- * viridis, NaN grey; at most 4096 cells a side.  Written atomically. */
-int mk_png_heat(const char *path, const double *v, int64_t rows, int64_t cols);
 
-/* A gnuplot figure: the template templates/NAME.gp is run by the gnuplot
- * program (MASKKIT_GNUPLOT, else "gnuplot" on PATH) after assignments of
- * datafile, output, title, panels, rows_per_panel, columns (its column
- * names, space-separated, as a string) and any extra assignments in vars.
- * The data table is written as whitespace-separated text, NaN as "NaN",
- * panels as blocks separated by two blank lines (gnuplot's `index`).
- * Templates are compiled in; MASKKIT_TEMPLATES=DIR reads DIR/NAME.gp instead.
- * The output is written atomically: a PNG, or an SVG when it is named .svg
- * (gnuplot then gets svg=1; the templates that draw SVG test it). */
-typedef struct mk_plot {
-	const char *template_name;
-	const char *output;
-	const char *title;
-	const double *data;          /* rows x ncols, row-major */
-	int64_t rows;
-	int ncols;
-	const char *const *col_names; /* ncols names */
-	int panels;                   /* >= 1; rows split evenly */
-	const char *vars;             /* extra gnuplot lines, or NULL */
-} mk_plot;
-int mk_plot_run(const mk_plot *p);
 
 /* ---- gnuplot's internals (gnuplot.c, gnuplot_picture.c) -------------------- */
 
-/* The body of a gnuplot single-quoted string (gnuplot.c): a quote doubled,
- * control characters as spaces. */
-void mk_gp_quote(FILE *f, const char *s);
 /* gnuplot's picture at png (gnuplot_picture.c): MK_OK for a device or a
  * whole PNG (an SVG when svg), else why not (a write failure, or a template
  * that set no such terminal). */
