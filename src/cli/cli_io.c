@@ -160,14 +160,21 @@ int cli_io_check(const cli_args *a)
 		const struct cli_opt *w = a->io[k].opt;
 		io_out o = {.spec = a->io[k].value, .dataset = w->dataset};
 
-		if (!(w->flags & CLI_OUTPUT) || !strcmp(o.spec, "-"))
+		if (!(w->flags & CLI_OUTPUT))
 			continue;
+		snprintf(opt, sizeof opt, w->key == 'o' ? "-o" : "--%s", w->name);
+		/* '-' is standard output only where the option says so; elsewhere it
+		 * would be a file named "-", which this check could not compare */
+		if (!strcmp(o.spec, "-") && (w->flags & CLI_STDOUT))
+			continue;
+		if (!strcmp(o.spec, "-"))
+			return mk_error_set(MK_EINVAL, "%s '-': this option writes a file, not standard "
+					    "output (name a file; /dev/stdout writes into a pipe)", opt);
 		io_file_part(o.spec, o.file, sizeof o.file);
 		if (stat(o.file, &o.st) != 0 || !S_ISREG(o.st.st_mode))
 			continue;
 		/* only a writer of datasets may share an HDF5 file with an input */
 		o.h5 = w->dataset && mk_tensor_format(o.spec) == MK_FMT_H5;
-		snprintf(opt, sizeof opt, w->key == 'o' ? "-o" : "--%s", w->name);
 		for (int i = 0; i < a->argc; i++)
 			if (io_clash_input(&o, a->argv[i], hit, sizeof hit))
 				return io_refuse(opt, &o, hit);

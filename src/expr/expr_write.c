@@ -87,8 +87,7 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
 	assert(e && file);
 	if (!o)
 		o = &defaults;
-	if (o->format == MK_FMT_H5)
-		return mk_error_set(MK_EINVAL, "HDF5 output needs a file name, not a stream");
+	/* io refuses a format a stream cannot take (HDF5) */
 	if ((ret = expr_write_check_shape(e, o->format)))
 		return ret;
 	ret = expr_write_rows(e, &rows, &cur);

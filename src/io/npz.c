@@ -454,7 +454,6 @@ static int mk_npz_data_at(mk_npz *z, const mk_npz_entry *e, uint64_t *at)
 
 /* A member read in pieces: deflated data inflated as it is read, so that
  * neither the compressed nor the inflated member is ever held whole. */
-#define MK_NPZ_CHUNK ((size_t)1 << 16)
 
 int mk_npz_reader_open(mk_npz *z, size_t k, mk_npz_reader *r)
 {

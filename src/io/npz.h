@@ -70,6 +70,7 @@ int64_t mk_npz_find(const mk_npz *z, const char *name);
  * (64 KiB buffers, whatever the member's size).  read gives exactly len
  * bytes or fails; finish checks that the member ends there and its CRC;
  * close it in any case. */
+#define MK_NPZ_CHUNK ((size_t)1 << 16) /* the pieces, compressed and inflated */
 typedef struct mk_npz_reader {
 	mk_npz *z;
 	const mk_npz_entry *e;

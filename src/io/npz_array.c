@@ -130,7 +130,7 @@ static int mk_npz_ints_stream(mk_npz *z, size_t k, const char *label, uint64_t m
 {
 	mk_npz_reader r;
 	mk_npy h = {.path = label};
-	size_t itemsize = 0, cap = (size_t)1 << 16;
+	size_t itemsize = 0, cap = MK_NPZ_CHUNK;
 	bool big = false;
 	uint8_t *chunk = NULL;
 	int ret = mk_npz_reader_open(z, k, &r);
