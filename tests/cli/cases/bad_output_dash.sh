@@ -14,4 +14,4 @@ cmp -s ./- keep && echo "the input is intact"
 # --csv - is standard output, as documented
 "$MASKKIT" sweep --n 16 --patterns local --kernels dense --sparsity 50% --reps 1 --csv - \
 	2>/dev/null | grep -c '^local,'
-ls
+ls | grep -v "^\(stdout\|stderr\)$"
