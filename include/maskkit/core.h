@@ -49,6 +49,26 @@ const char *mk_error(void);
  * `return mk_error_set(MK_EINVAL, "n must be positive, got %lld", n);` */
 int mk_error_set(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A structured error: the status and message mk_error_set() gave, the
+ * library parameter at fault (an options struct's field, "max_memory",
+ * "backend"; the CLI maps it to its flag) and the file, when known. */
+typedef struct mk_error_info {
+	int status;
+	const char *param;   /* NULL: none named */
+	const char *file;    /* NULL: none named */
+	const char *message; /* mk_error() */
+} mk_error_info;
+const mk_error_info *mk_error_get(void);
+/* Adds context before the current message ("'model.h5': " + message)
+ * without cutting it; returns the current status. */
+int mk_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Names the parameter at fault in the current error and appends
+ * " (param)" to its message, so that a C caller reads which field of its
+ * options to change; returns the current status.  The CLI shows the flag
+ * instead ("(max_memory)" becomes "(--max-memory)"). */
+int mk_error_param(const char *param);
+/* Names the file at fault (copied); returns the current status. */
+int mk_error_file(const char *path);
 /* True for statuses caused by user input (exit code 2 in the CLI). */
 bool mk_status_is_user(int status);
 /* The status for an OS error number: MK_ESYS when the machine failed (a full

@@ -22,6 +22,8 @@
  *   par.h       maskkit across MPI ranks
  *   model.h     HuggingFace models: config.json, WordPiece tokens, a BERT encoder
  *   plot.h      pictures: heatmap PNGs and gnuplot figures from templates
+ *   result.h    results as data: fields described once, one emitter (text,
+ *               tables, CSV, JSON)
  */
 #ifndef MK_MASKKIT_H
 #define MK_MASKKIT_H
@@ -41,5 +43,6 @@
 #include "par.h"
 #include "model.h"
 #include "plot.h"
+#include "result.h"
 
 #endif /* MK_MASKKIT_H */

@@ -7,6 +7,7 @@
 #define MK_WEIGHTS_H
 
 #include "core.h"
+#include "result.h"
 #include "model.h"
 
 #ifdef __cplusplus
@@ -105,6 +106,37 @@ typedef struct mk_toeplitz {
  * for d in [-(k - 1), k - 1]. */
 int mk_toeplitz_fit(const double *a, int64_t lda, int64_t k, bool symmetric, double *profile,
 		    mk_toeplitz *out);
+
+/* ---- a model's Toeplitz analysis (analysis/toeplitz_model.c) ---------------- */
+
+/* What `maskkit toeplitz` does for one MODEL, as one call: reads E_P (a model
+ * directory, .safetensors, HDF5, .npy: mk_weights_open), forms P = E_P E_P^T
+ * in double precision and fits the closest Toeplitz matrix to all of P and
+ * to its leading first x first block. */
+typedef struct mk_toeplitz_model_opts {
+	const char *dataset; /* E_P's path; NULL: FILE.h5:/PATH's, else searched for */
+	int64_t first;       /* also fit the leading block (skipped when >= n; 0: none) */
+	uint64_t max_memory; /* for E_P and P */
+	bool keep;           /* keep P and the fitted profile (for pictures) */
+} mk_toeplitz_model_opts;
+
+typedef struct mk_toeplitz_model {
+	const char *file;    /* as given (not owned) */
+	char *dataset;       /* the dataset read, from the root */
+	int64_t n, d;
+	mk_toeplitz all, first; /* first.k == 0: no smaller leading block */
+	mk_matrix p;         /* with keep: P (n x n) */
+	double *profile;     /* with keep: the 2n - 1 diagonal means of P */
+} mk_toeplitz_model;
+
+/* Errors name the file; MK_EFORMAT with the `dataset` parameter when E_P is
+ * not found or ambiguous. */
+int mk_toeplitz_model_run(const char *file, const mk_toeplitz_model_opts *o,
+			  mk_toeplitz_model *out);
+void mk_toeplitz_model_release(mk_toeplitz_model *m);
+/* The result's fields (result.h): file, dataset, n, d, r2, rss, tss, mean,
+ * first (k, r2, rss, tss, mean, or null). */
+extern const struct mk_record mk_toeplitz_model_record;
 
 /* ---- TISA kernel fits (analysis/tisa_fit.c) ------------------------------- */
 

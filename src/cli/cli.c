@@ -15,9 +15,52 @@
 
 #define MK_SMALL_N 64 /* masks up to this size print as text without -o */
 
+static const struct mk_cmd *cli_cmd_now; /* the command running, for its flags' names */
+
+void cli_set_command(const struct mk_cmd *c)
+{
+	cli_cmd_now = c;
+}
+
+/* The flag of a library parameter: the option whose .param is param, else
+ * the one whose name is param with '-' for '_' ("max_memory": max-memory). */
+static const char *cli_param_flag(const char *param)
+{
+	char name[64];
+
+	snprintf(name, sizeof name, "%s", param);
+	for (char *c = name; *c; c++)
+		if (*c == '_')
+			*c = '-';
+	for (int k = 0; cli_cmd_now && cli_cmd_now->opts && cli_cmd_now->opts[k].name; k++) {
+		const struct cli_opt *o = &cli_cmd_now->opts[k];
+		if (o->param ? !strcmp(o->param, param) : !strcmp(o->name, name))
+			return o->name;
+	}
+	return NULL;
+}
+
+/* The library's message, its " (param)" shown as the flag the user typed. */
+static void cli_error_print(FILE *f, int status)
+{
+	const mk_error_info *e = mk_error_get();
+	const char *msg = *e->message ? e->message : mk_status_str(status), *flag, *at = NULL;
+	char tail[80];
+
+	if (e->param && (flag = cli_param_flag(e->param))) {
+		snprintf(tail, sizeof tail, " (%s)", e->param);
+		for (const char *p = strstr(msg, tail); p; p = strstr(p + 1, tail))
+			at = p;
+	}
+	if (at)
+		fprintf(f, "maskkit: %.*s (--%s)%s\n", (int)(at - msg), msg, flag, at + strlen(tail));
+	else
+		fprintf(f, "maskkit: %s\n", msg);
+}
+
 int cli_fail(int status)
 {
-	fprintf(stderr, "maskkit: %s\n", *mk_error() ? mk_error() : mk_status_str(status));
+	cli_error_print(stderr, status);
 	return mk_status_is_user(status) ? MK_EXIT_USER : MK_EXIT_INTERNAL;
 }
 

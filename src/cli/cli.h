@@ -34,8 +34,13 @@ extern const struct mk_cmd mk_cmd_encode;
 
 enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
 
-/* Prints "maskkit: <mk_error()>" and returns the exit code for status. */
+/* Prints "maskkit: <mk_error()>" and returns the exit code for status.  A
+ * library parameter named in the error (mk_error_param) is shown as the
+ * running command's flag for it (cli_opt.param, else the option of that
+ * name with '-' for '_'). */
 int cli_fail(int status);
+/* The command running (main sets it), whose table maps parameters to flags. */
+void cli_set_command(const struct mk_cmd *c);
 /* Sets "<cmd>: <message> (see 'maskkit <cmd> --help')" as the error and
  * returns MK_EINVAL (printed by main, as every error). */
 int cli_usage_error(const struct mk_cmd *c, const char *fmt, ...)

@@ -6,7 +6,6 @@
  * and a plot of the fitted profile against rows of P.
  */
 #include "config.h"
-#include <cJSON.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -47,13 +46,6 @@ static const struct cli_opt toep_table[] = {
 	CLI_OPT_SIZE("max-memory", 0, toep_opts, max_memory, "SIZE", "4G", "limit for the matrices held"),
 	CLI_OPT_END,
 };
-
-typedef struct toep_result {
-	const char *file;
-	char *dataset;
-	int64_t n, d;
-	mk_toeplitz all, first; /* first.k == 0: no smaller leading block */
-} toep_result;
 
 /* Several inputs need one output name each ('{}' and '{dir}'), and no two
  * outputs may share a name: the later would silently replace the earlier. */
@@ -109,9 +101,9 @@ static int toep_png(const char *path, const mk_matrix *p, const mk_range *range)
 }
 
 /* Columns d, t(d), then P[i][i + d] for a few rows i spread over P. */
-static int toep_profile_plot(const char *path, const toep_result *r, const mk_matrix *p,
-			     const double *t)
+static int toep_profile_plot(const char *path, const mk_toeplitz_model *r)
 {
+	const mk_matrix *p = &r->p;
 	int64_t n = p->rows, rows = 2 * n - 1, shown[TOEP_PROFILE_ROWS];
 	char names[TOEP_PROFILE_ROWS][32];
 	const char *cols[TOEP_PROFILE_ROWS + 2] = {"d", "t"};
@@ -133,7 +125,7 @@ static int toep_profile_plot(const char *path, const toep_result *r, const mk_ma
 		double *row = data + x * ncols;
 		int64_t d = x - (n - 1);
 		row[0] = (double)d;
-		row[1] = t[x];
+		row[1] = r->profile[x];
 		for (int c = 0; c < nshown; c++) {
 			int64_t j = shown[c] + d;
 			row[2 + c] = j >= 0 && j < n ? p->data[shown[c] * n + j] : NAN;
@@ -148,153 +140,19 @@ static int toep_profile_plot(const char *path, const toep_result *r, const mk_ma
 	return ret;
 }
 
-/* The dataset: FILE.h5:/PATH's path, else --dataset, else searched for. */
-static int toep_find(mk_weights *w, const char *path, toep_result *r)
+/* Input number f of the command line: the library's analysis, then the
+ * pictures. */
+static int toep_analyse(const char *file, int f, const toep_opts *o, mk_toeplitz_model *r)
 {
-	int ret;
+	mk_toeplitz_model_opts mo = {.dataset = o->dataset, .first = o->first,
+				     .max_memory = o->max_memory, .keep = o->png || o->profile};
+	int ret = mk_toeplitz_model_run(file, &mo, r);
 
-	if (path) {
-		/* shown as found by a search would show it: from the root */
-		size_t len = strlen(path) + 2;
-		if (!(r->dataset = malloc(len)))
-			return mk_error_set(MK_ENOMEM, "out of memory");
-		snprintf(r->dataset, len, "%s%s", path[0] == '/' ? "" : "/", path);
-		return MK_OK;
-	}
-	ret = mk_weights_find(w, "position_embeddings", "the position embeddings", &r->dataset);
-	if (ret == MK_EFORMAT) {
-		char msg[512];
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		ret = mk_error_set(ret, "%s (give --dataset PATH)", msg);
-	}
+	if (!ret && o->out[0])
+		ret = toep_png(o->out[0][f], &r->p, &o->range);
+	if (!ret && o->out[1])
+		ret = toep_profile_plot(o->out[1][f], r);
 	return ret;
-}
-
-/* The numerical steps do not know the file: name it in their errors. */
-static int toep_in_file(const char *file, int ret)
-{
-	char msg[512];
-	snprintf(msg, sizeof msg, "%s", mk_error());
-	return mk_error_set(ret, "'%s': %s", file, msg);
-}
-
-/* Input number f of the command line. */
-static int toep_analyse(const char *file, int f, const toep_opts *o, toep_result *r)
-{
-	mk_weights *w = NULL;
-	mk_matrix e = {0}, p = {0};
-	double *t = NULL; /* the profile, for --profile */
-	size_t flen = mk_tensor_file_len(file);
-	const char *path = file[flen] == ':' ? file + flen + 1 : o->dataset;
-	char *name = strndup(file, flen);
-	int ret;
-
-	memset(r, 0, sizeof *r);
-	r->file = file;
-	if (!name) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (file[flen] == ':' && o->dataset) {
-		ret = mk_error_set(MK_EINVAL, "'%s' names its dataset; --dataset names another", file);
-		goto out;
-	}
-	if ((ret = mk_weights_open(name, &w)) || (ret = toep_find(w, path, r)) ||
-	    (ret = mk_weights_read(w, r->dataset, 2, o->max_memory, &e)))
-		goto out;
-	r->n = e.rows;
-	r->d = e.cols;
-	if (e.rows < 2) {
-		ret = mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has n = %" PRId64 " position; "
-				   "the Toeplitz fit needs at least 2", file, r->dataset, e.rows);
-		goto out;
-	}
-	if (o->profile && !(t = malloc((size_t)(2 * e.rows - 1) * sizeof *t))) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory for the profile");
-		goto out;
-	}
-	if ((ret = mk_matrix_gram(&e, o->max_memory, &p)) ||
-	    (ret = mk_toeplitz_fit(p.data, p.rows, p.rows, true, t, &r->all)) ||
-	    (o->first < r->n &&
-	     (ret = mk_toeplitz_fit(p.data, p.rows, o->first, true, NULL, &r->first)))) {
-		ret = toep_in_file(file, ret);
-		goto out;
-	}
-	if (o->out[0] && (ret = toep_png(o->out[0][f], &p, &o->range)))
-		goto out;
-	if (o->out[1])
-		ret = toep_profile_plot(o->out[1][f], r, &p, t);
-out:
-	free(name);
-	free(t);
-	mk_matrix_release(&p);
-	mk_matrix_release(&e);
-	mk_weights_close(w);
-	return ret;
-}
-
-static void toep_print(const toep_result *r)
-{
-	printf("file        %s\ndataset     %s\n", r->file, r->dataset);
-	printf("n x d       %" PRId64 " x %" PRId64 "\n", r->n, r->d);
-	printf("R^2         %.9f   (Toeplitz fit of P = E_P E_P^T)\n", r->all.r2);
-	printf("RSS         %.6e\nTSS         %.6e\n", r->all.rss, r->all.tss);
-	if (r->first.k) {
-		char label[32];
-		snprintf(label, sizeof label, "R^2 [:%" PRId64 "]", r->first.k);
-		printf("%-11s %.9f   (leading %" PRId64 " x %" PRId64 " block)\n", label,
-		       r->first.r2, r->first.k, r->first.k);
-	}
-}
-
-static void toep_row(const toep_result *r, bool header)
-{
-	if (header)
-		printf("%-32s %7s %6s %12s %12s %12s %12s\n", "file", "n", "d", "R^2", "RSS", "TSS",
-		       "R^2 first");
-	printf("%-32s %7" PRId64 " %6" PRId64 " %12.9f %12.5e %12.5e ", r->file, r->n, r->d,
-	       r->all.r2, r->all.rss, r->all.tss);
-	if (r->first.k)
-		printf("%12.9f [:%" PRId64 "]\n", r->first.r2, r->first.k);
-	else
-		printf("%12s\n", "-");
-}
-
-static cJSON *toep_fit_json(const mk_toeplitz *t)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "k", (double)t->k);
-	cJSON_AddNumberToObject(o, "r2", t->r2);
-	cJSON_AddNumberToObject(o, "rss", t->rss);
-	cJSON_AddNumberToObject(o, "tss", t->tss);
-	cJSON_AddNumberToObject(o, "mean", t->mean);
-	return o;
-}
-
-static cJSON *toep_json(const toep_result *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "file", r->file);
-	cJSON_AddStringToObject(o, "dataset", r->dataset);
-	cJSON_AddNumberToObject(o, "n", (double)r->n);
-	cJSON_AddNumberToObject(o, "d", (double)r->d);
-	cJSON_AddNumberToObject(o, "r2", r->all.r2);
-	cJSON_AddNumberToObject(o, "rss", r->all.rss);
-	cJSON_AddNumberToObject(o, "tss", r->all.tss);
-	cJSON_AddNumberToObject(o, "mean", r->all.mean);
-	if (r->first.k)
-		cJSON_AddItemToObject(o, "first", toep_fit_json(&r->first));
-	else
-		cJSON_AddNullToObject(o, "first");
-	return o;
-}
-
-static void toep_emit_json(cJSON *x)
-{
-	char *s = cJSON_Print(x);
-	if (s)
-		puts(s);
-	free(s);
 }
 
 /* A file that fails is reported and the others still run; the status is
@@ -302,35 +160,36 @@ static void toep_emit_json(cJSON *x)
 static int toep_exec(void *opts, const cli_args *a)
 {
 	toep_opts *o = opts;
-	cJSON *all = NULL;
-	int ret, code = MK_EXIT_OK, done = 0;
+	mk_toeplitz_model *r = NULL;
+	int ret, code = MK_EXIT_OK;
+	size_t done = 0;
 
 	if (a->argc < 1)
 		return cli_usage_error(&mk_cmd_toeplitz, "missing MODEL");
-	if ((ret = toep_name_outputs(o, a->argv, a->argc))) {
+	if ((ret = toep_name_outputs(o, a->argv, a->argc)) ||
+	    !(r = calloc((size_t)a->argc, sizeof *r))) {
 		toep_free_outputs(o, a->argc);
-		return ret;
+		return ret ? ret : mk_error_set(MK_ENOMEM, "out of memory");
 	}
-	if (o->json)
-		all = cJSON_CreateArray();
 	for (int k = 0; k < a->argc; k++) {
-		toep_result r;
-		if ((ret = toep_analyse(a->argv[k], k, o, &r))) {
+		if ((ret = toep_analyse(a->argv[k], k, o, &r[done]))) {
 			int c = cli_fail(ret);
 			code = c == MK_EXIT_INTERNAL || code == MK_EXIT_INTERNAL ? MK_EXIT_INTERNAL : c;
-		} else if (all) {
-			cJSON_AddItemToArray(all, toep_json(&r));
-		} else if (a->argc > 1) {
-			toep_row(&r, done++ == 0);
+			mk_toeplitz_model_release(&r[done]);
 		} else {
-			toep_print(&r);
+			done++;
 		}
-		free(r.dataset);
 	}
-	if (all && (a->argc > 1 || code == MK_EXIT_OK))
-		toep_emit_json(a->argc > 1 ? all : cJSON_GetArrayItem(all, 0));
-	cJSON_Delete(all);
+	/* one file: its fields; several: a row each (an array in JSON) */
+	if (done || (o->json && a->argc > 1))
+		ret = mk_emit(stdout, o->json ? MK_EMIT_JSON : a->argc > 1 ? MK_EMIT_TABLE : MK_EMIT_TEXT,
+			      &mk_toeplitz_model_record, r, done, a->argc > 1 ? MK_EMIT_ARRAY : 0);
+	for (size_t k = 0; k < done; k++)
+		mk_toeplitz_model_release(&r[k]);
+	free(r);
 	toep_free_outputs(o, a->argc);
+	if (ret && code == MK_EXIT_OK)
+		return ret;
 	return code == MK_EXIT_OK ? MK_OK : code == MK_EXIT_USER ? CLI_DONE_USER : CLI_DONE_SYS;
 }
 

@@ -65,6 +65,7 @@ static int mk_main_exec(const struct mk_cmd *c, int argc, char **argv)
 	cli_args a;
 	int ret, code;
 
+	cli_set_command(c);
 	if (!opts)
 		return cli_fail(mk_error_set(MK_ENOMEM, "out of memory"));
 	ret = cli_opt_parse(c, opts, argc, argv, &a);

@@ -57,6 +57,9 @@ struct cli_opt {
 	unsigned flags;
 	const char *alias; /* CLI_DEPRECATED: the option's new name */
 	const char *dataset; /* CLI_OUTPUT: the dataset written when FILE.h5 names none */
+	/* the library parameter this option sets, when its name is not the
+	 * option's with '_' for '-' (errors naming it show this flag) */
+	const char *param;
 };
 
 /* Table entries.  T is the command's options struct, f its field. */

@@ -8,7 +8,13 @@
 #include <string.h>
 #include "internal.h"
 
-static _Thread_local char mk_errbuf[512];
+/* Long enough that context added in front (mk_error_prefix) does not cut a
+ * message in practice; a message is still one line. */
+#define MK_ERRBUF 4096
+#define MK_ERRFILE 1024
+static _Thread_local char mk_errbuf[MK_ERRBUF];
+static _Thread_local char mk_errfile[MK_ERRFILE];
+static _Thread_local mk_error_info mk_errinfo;
 
 const char *mk_status_str(int status)
 {
@@ -31,18 +37,65 @@ const char *mk_error(void)
 	return mk_errbuf;
 }
 
+/* Names and values come from files and arguments: keep the message one
+ * line of printable text whatever they hold. */
+static void err_printable(char *c)
+{
+	for (; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
 int mk_error_set(int status, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(mk_errbuf, sizeof mk_errbuf, fmt, ap);
 	va_end(ap);
-	/* names and values come from files and arguments: keep the message one
-	 * line of printable text whatever they hold */
-	for (char *c = mk_errbuf; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+	err_printable(mk_errbuf);
+	mk_errinfo = (mk_error_info){.status = status, .message = mk_errbuf};
 	return status;
+}
+
+const mk_error_info *mk_error_get(void)
+{
+	mk_errinfo.message = mk_errbuf;
+	return &mk_errinfo;
+}
+
+int mk_error_prefix(const char *fmt, ...)
+{
+	char head[MK_ERRBUF];
+	size_t hlen, mlen = strlen(mk_errbuf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof head, fmt, ap);
+	va_end(ap);
+	err_printable(head);
+	hlen = strlen(head);
+	if (hlen + mlen >= sizeof mk_errbuf) /* only past 4 KiB: the message's end goes */
+		mlen = sizeof mk_errbuf - 1 > hlen ? sizeof mk_errbuf - 1 - hlen : 0;
+	memmove(mk_errbuf + hlen, mk_errbuf, mlen);
+	memcpy(mk_errbuf, head, hlen);
+	mk_errbuf[hlen + mlen] = '\0';
+	return mk_errinfo.status;
+}
+
+int mk_error_param(const char *param)
+{
+	size_t len = strlen(mk_errbuf);
+
+	mk_errinfo.param = param;
+	snprintf(mk_errbuf + len, sizeof mk_errbuf - len, " (%s)", param);
+	return mk_errinfo.status;
+}
+
+int mk_error_file(const char *path)
+{
+	snprintf(mk_errfile, sizeof mk_errfile, "%s", path);
+	mk_errinfo.file = mk_errfile;
+	return mk_errinfo.status;
 }
 
 bool mk_status_is_user(int status)

@@ -5,7 +5,7 @@ cp "$fix/model.h5" a.h5 && cp "$fix/model.h5" b.h5 || exit 1
 "$MASKKIT" toeplitz a.h5 --first 4 > one || exit 1
 grep -q '^n x d       16 x 8$' one || { echo "no shape line"; cat one; exit 1; }
 grep -q '^R^2         1\.000000000 ' one || { echo "R^2 is not 1"; cat one; exit 1; }
-grep -q '^R^2 \[:4\]    1\.000000000 ' one || { echo "no leading block"; cat one; exit 1; }
+grep -q '^first\.R^2   1\.000000000$' one || { echo "no leading block"; cat one; exit 1; }
 "$MASKKIT" toeplitz a.h5 b.h5 > two || exit 1
 [ "$(wc -l < two)" = 3 ] || { echo "expected a header and 2 rows"; cat two; exit 1; }
 "$MASKKIT" toeplitz a.h5 b.h5 --json > j || exit 1
