@@ -14,7 +14,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "maskkit.h"
+#include "core.h"
+#include "data.h"
 
 static int derive_check(const mk_dataset_info *in)
 {

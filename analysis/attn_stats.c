@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "maskkit.h"
+#include "core.h"
+#include "data.h"
+#include "par.h"
 #include "attn_stats.h"
 
 /* Real cells per block (about 0.5 ms of work) below which the heads are

@@ -3,7 +3,7 @@
 #ifndef MK_ATTN_STATS_H
 #define MK_ATTN_STATS_H
 
-#include "maskkit.h"
+#include "data.h"
 
 typedef struct mk_attn_acc mk_attn_acc;
 

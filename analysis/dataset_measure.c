@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "expr.h"
+#include "measure.h"
+#include "data.h"
+#include "par.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "attn.h"
+#include "explain.h"
 #include "internal.h"
 
 static int explain_cmp(const void *a, const void *b)

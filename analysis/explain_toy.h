@@ -4,7 +4,7 @@
 #ifndef MK_EXPLAIN_TOY_H
 #define MK_EXPLAIN_TOY_H
 
-#include "maskkit.h"
+#include "explain.h"
 
 /* One step x -> y of n points of dim coordinates (y must not overlap x).
  * MK_EINVAL for n < 1 or dim < 1, MK_ENOMEM. */

@@ -11,6 +11,10 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "core.h"
+#include "mask.h"
+#include "expr.h"
+#include "measure.h"
 #include "structure.h"
 
 typedef struct mk_partial {

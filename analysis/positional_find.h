@@ -2,7 +2,7 @@
 #ifndef MK_POSITIONAL_FIND_H
 #define MK_POSITIONAL_FIND_H
 
-#include "maskkit.h"
+#include "weights.h"
 
 /* Fills out->used[role] with the dataset of each role (NULL for optional
  * ones not present: biases, projection) and out->layers. */

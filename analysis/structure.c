@@ -2,6 +2,8 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include "core.h"
+#include "mask.h"
 #include "structure.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

@@ -2,7 +2,8 @@
 #ifndef MK_STRUCTURE_H
 #define MK_STRUCTURE_H
 
-#include "maskkit.h"
+#include <stdbool.h>
+#include <stdint.h>
 
 /* True when cur[j+1] == prev[j] for 0 <= j < n-1: rows i-1 and i agree along
  * every diagonal (the Toeplitz condition M[i][j] = M[i+1][j+1]). */

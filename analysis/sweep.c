@@ -22,7 +22,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "maskkit.h"
+#include "core.h"
+#include "mask.h"
+#include "expr.h"
+#include "measure.h"
+#include "attn.h"
+#include "sweep.h"
 #include "attn_backend.h"
 #include "attn_ref.h"
 #include "sweep_internal.h"

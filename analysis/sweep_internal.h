@@ -3,7 +3,8 @@
 #ifndef MK_SWEEP_INTERNAL_H
 #define MK_SWEEP_INTERNAL_H
 
-#include "maskkit.h"
+#include "attn.h"
+#include "sweep.h"
 
 /* Values scanned one by one up to this many; beyond, a geometric grid
  * refined around its best point. */

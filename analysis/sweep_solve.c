@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "maskkit.h"
+#include "core.h"
+#include "expr.h"
+#include "measure.h"
+#include "sweep.h"
 #include "pattern.h"
 #include "sweep_internal.h"
 

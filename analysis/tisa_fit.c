@@ -40,7 +40,8 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
-#include "maskkit.h"
+#include "core.h"
+#include "weights.h"
 
 #define TISA_STARTS 5
 #define TISA_PROBE_ITER 30  /* per start, before the best goes on alone */

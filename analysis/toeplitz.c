@@ -22,7 +22,8 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "maskkit.h"
+#include "core.h"
+#include "weights.h"
 
 #define TOEP_CHUNK 16       /* rows per scheduling unit */
 #define TOEP_CONSTANT 1e-13 /* TSS / sum a^2 below this: a constant block */

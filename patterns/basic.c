@@ -1,5 +1,6 @@
 /* The parameterless patterns: full, none, diag and causal. */
 #include "config.h"
+#include "mask.h"
 #include "pattern.h"
 
 static void full_row(const mk_term *t, int64_t i, uint64_t *dst)

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include <assert.h>
+#include "mask.h"
 #include "pattern.h"
 
 enum { BB_W, BB_R, BB_G, BB_SEED };

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mask.h"
 #include "pattern.h"
 
 enum { GLOBAL_G, GLOBAL_TOKENS };

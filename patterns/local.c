@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include <inttypes.h>
+#include "mask.h"
 #include "pattern.h"
 
 enum { LOCAL_W };

@@ -3,6 +3,7 @@
  * power-of-two distances, so O(log n) keys per query.
  */
 #include "config.h"
+#include "mask.h"
 #include "pattern.h"
 
 enum { LOGSPARSE_CAUSAL };

@@ -6,6 +6,7 @@
 #include "config.h"
 #include <inttypes.h>
 #include <stdlib.h>
+#include "mask.h"
 #include "pattern.h"
 
 enum { LF_W, LF_G, LF_SEED, LF_TOKENS };

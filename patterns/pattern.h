@@ -7,7 +7,7 @@
 #ifndef MK_PATTERN_H
 #define MK_PATTERN_H
 
-#include "maskkit.h"
+#include "patterns.h"
 
 #define MK_MAX_PARAMS 8
 

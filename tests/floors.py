@@ -15,8 +15,8 @@ and fails on
     but is named as such: the folders that call each other round), and
   - a call from the program (src/cli, src/report) to a library symbol that
     libmaskkit.sym (the installed library's exports) does not hold.
-An include proves little here (every library file includes the umbrella
-maskkit.h), so the symbols decide.  `floors.py --self-test` first runs the
+An include proves little here (a header may declare what no one calls, and
+the public headers are open to every floor), so the symbols decide.  `floors.py --self-test` first runs the
 check on a made-up tree with an upward call and a cycle and must see both;
 make check runs both.  Exit 0, or 1 with each offending call listed.
 """

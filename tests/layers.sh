@@ -3,12 +3,18 @@
 # the calls between them are tests/floors.py's, on the compiled symbols.
 # Every `#include "..."` in src/, patterns/, analysis/ and include/maskkit/ is
 # resolved as the compiler resolves it: the including file's own folder first,
-# then the -I list of Makefile.am (include/maskkit, src/core, src/io, src/expr, src/attn,
-# src/plot, src/par, patterns, analysis, src/model; the program adds src/cli, src/report).
+# then the -I list of Makefile.am: for the library include/maskkit, src/core,
+# src/io, src/expr, src/attn, src/plot, src/par, patterns, analysis, src/model;
+# for the program (src/cli, src/report) include/maskkit, src/cli, src/report only.
 # A header found nowhere in the tree (config.h, made by configure) belongs to
 # no layer.  The rules:
 #   - library folders (src/core, src/io, src/expr, src/attn, src/plot, src/par, src/model,
-#     patterns, analysis) include no header of src/cli or src/report;
+#     patterns, analysis) include no header of src/cli or src/report, and not the
+#     umbrella include/maskkit/maskkit.h: each includes the public headers of the
+#     modules it uses (core.h, mask.h, ...), and private ones;
+#   - the program (src/cli, src/report) includes public headers and its own only,
+#     no private header of the library (found anywhere in the tree, also by a
+#     relative path);
 #   - src/core includes no header of src/io, src/expr, src/attn, src/plot, src/par,
 #     src/model, patterns;
 #   - patterns/ includes no header of src/io or src/plot;
@@ -20,13 +26,14 @@
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$SRCDIR" || exit 1
 
-SEARCH="include/maskkit src/core src/io src/expr src/attn src/plot src/par patterns analysis src/model src/cli src/report"
+SEARCH_LIB="include/maskkit src/core src/io src/expr src/attn src/plot src/par patterns analysis src/model"
+SEARCH_PROG="include/maskkit src/cli src/report"
 LIBRARY="src/core src/io src/expr src/attn src/plot src/par patterns analysis src/model"
 
 # The folder (relative to SRCDIR) of the header `hdr` included from folder
-# `dir`, or nothing when the tree does not hold it.
+# `dir` with the -I list `search`, or nothing when the tree does not hold it.
 resolve() {
-	for d in "$1" $SEARCH; do
+	for d in "$1" $3; do
 		if [ -f "$d/$2" ]; then
 			case $2 in
 			*/*) # a path: the folder it lands in, e.g. "../io/x.h"
@@ -42,8 +49,22 @@ resolve() {
 	done
 }
 
-# Prints the rule that `folder` breaks by including a header of `hfolder`.
+# Prints the rule that `folder` breaks by including `header` (its name) of
+# `hfolder`.
 rule() {
+	case $1 in src/cli | src/cli/* | src/report | src/report/*)
+		case $2 in include/maskkit | src/cli | src/report) ;;
+		*) echo "the program includes public headers and its own only"; return ;;
+		esac ;;
+	esac
+	if [ "$2/$3" = include/maskkit/maskkit.h ]; then
+		for l in $LIBRARY; do
+			case $1 in "$l" | "$l"/*)
+				echo "library code includes the modules' public headers, not the umbrella"
+				return ;;
+			esac
+		done
+	fi
 	case $2 in
 	src/cli | src/cli/* | src/report | src/report/*)
 		for l in $LIBRARY; do
@@ -81,15 +102,23 @@ done | sort | while IFS= read -r file; do
 	awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
 		s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print FNR, s }' "$file" |
 	while read -r line hdr; do
-		hfolder=$(resolve "$dir" "$hdr")
+		case $dir in
+		src/cli | src/cli/* | src/report | src/report/*) search=$SEARCH_PROG ;;
+		*) search=$SEARCH_LIB ;;
+		esac
+		hfolder=$(resolve "$dir" "$hdr" "$search")
 		if [ -n "$hfolder" ]; then
 			shown=$hfolder/${hdr##*/}
+		elif [ "$search" = "$SEARCH_PROG" ] &&
+			hfolder=$(resolve "$dir" "$hdr" "$SEARCH_LIB") && [ -n "$hfolder" ]; then
+			# the program's -I list does not reach it: a private header of the library
+			shown="$hfolder/${hdr##*/} (not on its -I list)"
 		else
 			# not in the tree: fine for the library, not for a public header
 			case $dir in include/maskkit*) ;; *) continue ;; esac
 			hfolder=none shown="\"$hdr\", which is not in the tree,"
 		fi
-		why=$(rule "$dir" "$hfolder")
+		why=$(rule "$dir" "$hfolder" "${hdr##*/}")
 		if [ -n "$why" ]; then echo "$file:$line: includes $shown ($why)"; fi
 	done
 done >"$out"

@@ -6,7 +6,8 @@
 #ifndef MK_ATTN_BACKEND_H
 #define MK_ATTN_BACKEND_H
 
-#include "maskkit.h"
+#include "mask.h"
+#include "attn.h"
 
 /* A backend: a small table of function pointers, filled with designated
  * initialisers; optional slots may be NULL. */

@@ -6,7 +6,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "maskkit.h"
+#include "attn.h"
 #include "attn_backend.h"
 
 static inline bool mk_attn_in_parallel(void)

@@ -22,7 +22,10 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "maskkit.h"
+#include "core.h"
+#include "mask.h"
+#include "attn.h"
+#include "sweep.h"
 #include "attn_ref.h"
 
 #define REF_SPREAD_ROWS 64

@@ -5,7 +5,8 @@
 #ifndef MK_ATTN_REF_H
 #define MK_ATTN_REF_H
 
-#include "maskkit.h"
+#include "mask.h"
+#include "attn.h"
 
 /* Masked attention in double precision, with the normalisations of attn.h
  * (see mk_attn_kernel), on the listed rows of every (batch, head).  mask

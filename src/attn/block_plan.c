@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "maskkit.h"
+#include "core.h"
 #include "block_plan.h"
 
 int64_t mk_block_plan_piece(const int64_t *ptr, int64_t nt)

@@ -9,7 +9,8 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "maskkit.h"
+#include "core.h"
+#include "attn.h"
 #include "attn_backend.h"
 
 static void sweep_cpu_model(char *buf, size_t cap)

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "cli.h"
-#include "attn_backend.h"
 
 #define ATTN_WEIGHTS_MAX_N 4096 /* pi has n^2 entries per head */
 
@@ -329,7 +328,7 @@ static void attn_print(const attn_opts *o, const attn_job *j)
 	mk_norm_format(&o->norm, norm, sizeof norm);
 	printf("O %s %s -> %s\n", shape, mk_dtype_name(j->dtype), o->out);
 	printf("kernel %s, norm %s, backend %s, mask %s\n", mk_attn_kernel_name(o->kernel), norm,
-	       j->backend->name, j->expr ? mk_expr_params(j->expr) : "full");
+	       mk_attn_backend_name(j->backend), j->expr ? mk_expr_params(j->expr) : "full");
 	printf("empty rows %" PRId64 ", %.6f s\n", j->empty_rows, j->seconds);
 	if (o->weights) {
 		mk_tensor_shape_text(&j->pi, shape, sizeof shape);
@@ -353,7 +352,7 @@ static void attn_json(const attn_opts *o, const attn_job *j)
 	cJSON_AddStringToObject(x, "dtype", mk_dtype_name(j->dtype));
 	cJSON_AddStringToObject(x, "kernel", mk_attn_kernel_name(o->kernel));
 	cJSON_AddStringToObject(x, "norm", norm);
-	cJSON_AddStringToObject(x, "backend", j->backend->name);
+	cJSON_AddStringToObject(x, "backend", mk_attn_backend_name(j->backend));
 	cJSON_AddStringToObject(x, "mask", j->expr ? mk_expr_params(j->expr) : "full");
 	cJSON_AddNumberToObject(x, "empty_rows", (double)j->empty_rows);
 	cJSON_AddNumberToObject(x, "seconds", j->seconds);

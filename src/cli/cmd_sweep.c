@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
-#include "attn_backend.h"
 #include "cmd_sweep.h"
 
 #define SWEEP_DEFAULT_PATTERNS "local,strided,fixed,logsparse,bigbird,longformer,star,random"
@@ -239,17 +238,18 @@ static int sweep_backend(sweep_cli *c)
 	}
 	b = c->s.backend;
 	if (mk_attn_check_dtype(b, c->s.dtype)) {
-		mk_compute_format(b->dtypes, have, sizeof have);
+		mk_compute_format(mk_attn_backend_dtypes(b), have, sizeof have);
 		return mk_error_set(MK_EINVAL, "--dtype %s: the %s backend computes in %s only",
-				    mk_compute_name(c->s.dtype), b->name, have);
+				    mk_compute_name(c->s.dtype), mk_attn_backend_name(b), have);
 	}
-	if (c->s.shape.d > b->max_head_dim)
+	if (c->s.shape.d > mk_attn_backend_max_head_dim(b))
 		return mk_error_set(MK_EINVAL, "--head-dim %" PRId64 " is not supported by backend "
-				    "'%s' (1 to %" PRId64 ")", c->s.shape.d, b->name,
-				    b->max_head_dim);
+				    "'%s' (1 to %" PRId64 ")", c->s.shape.d, mk_attn_backend_name(b),
+				    mk_attn_backend_max_head_dim(b));
 	for (int k = 0; k < MK_KERNEL_COUNT; k++)
-		if ((c->s.kernels & (1u << k)) && !(b->kernels & (1u << k)))
-			return mk_error_set(MK_EINVAL, "backend '%s' has no kernel '%s'", b->name,
+		if ((c->s.kernels & (1u << k)) && !(mk_attn_backend_kernels(b) & (1u << k)))
+			return mk_error_set(MK_EINVAL, "backend '%s' has no kernel '%s'",
+					    mk_attn_backend_name(b),
 					    mk_attn_kernel_name((mk_attn_kernel)k));
 	/* MPI ranks on one node take a device each, by their rank on the node */
 	if (!c->device_given && mk_par_size() > 1 && mk_attn_devices(b) > 1)
@@ -415,7 +415,7 @@ static int sweep_same_backend(const sweep_cli *c)
 	char name[32] = {0};
 	int devices = mk_attn_devices(c->s.backend);
 
-	snprintf(name, sizeof name, "%s", c->s.backend->name);
+	snprintf(name, sizeof name, "%s", mk_attn_backend_name(c->s.backend));
 	if (mk_par_size() > 1 && strcmp(name, "cpu") && mk_par_local_size() > devices &&
 	    !c->device_given)
 		fprintf(stderr, "maskkit: warning: %d ranks on %s share its %d %s device%s; their "

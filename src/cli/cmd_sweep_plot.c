@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd_sweep.h"
-#include "attn_backend.h"
 #include "plot.h"
 #include "report.h" /* rp_sweep_figure: the report draws sweeps the same way */
 
@@ -73,7 +72,7 @@ static void sweep_csv_row(FILE *f, const sweep_cli *c, const mk_sweep_row *r,
 	fprintf(f, ",%s,%.4f,%.6f,%.6f,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64
 		",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6f,%.4f,%.4f,%.3e", param,
 		r->target, r->point.sparsity, r->tile_density,
-		mk_attn_kernel_name(r->kernel), norm, c->s.backend->name,
+		mk_attn_kernel_name(r->kernel), norm, mk_attn_backend_name(c->s.backend),
 		mk_compute_name(c->s.dtype), s->n,
 		s->batch, s->heads, s->d, c->s.tile, r->median_s, r->min_s, r->speedup,
 		r->gflops_dense, r->gflops_actual, r->max_err);
@@ -115,7 +114,8 @@ static cJSON *sweep_json_row(const sweep_cli *c, const mk_sweep_row *r)
 		{"pattern", r->pattern}, {"label", sweep_row_label(c, r)}, {"param", param},
 		{"mask", r->point.expr},
 		{"kernel", mk_attn_kernel_name(r->kernel)}, {"norm", norm},
-		{"backend", c->s.backend->name}, {"dtype", mk_compute_name(c->s.dtype)}};
+		{"backend", mk_attn_backend_name(c->s.backend)},
+		{"dtype", mk_compute_name(c->s.dtype)}};
 	const struct { const char *key; double v; } nums[] = {
 		{"target", r->target}, {"achieved", r->point.sparsity},
 		{"nnz", (double)r->point.count}, {"tile_density", r->tile_density},
@@ -256,7 +256,7 @@ static int sweep_fig_rows(const sweep_cli *c, rp_sweep_row **out)
 		snprintf(x->pattern, sizeof x->pattern, "%s", r->pattern);
 		snprintf(x->kernel, sizeof x->kernel, "%s", mk_attn_kernel_name(r->kernel));
 		mk_norm_format(r->norm, x->norm, sizeof x->norm);
-		snprintf(x->backend, sizeof x->backend, "%s", c->s.backend->name);
+		snprintf(x->backend, sizeof x->backend, "%s", mk_attn_backend_name(c->s.backend));
 		snprintf(x->dtype, sizeof x->dtype, "%s", mk_compute_name(c->s.dtype));
 		x->n = c->s.shape.n;
 		x->target = r->target;
@@ -287,7 +287,8 @@ int sweep_plot(const sweep_cli *c)
 	mk_machine_describe_backend(c->s.backend, &m);
 	snprintf(title, sizeof title, "maskkit sweep: n = %" PRId64 ", batch %" PRId64 ", heads %"
 		 PRId64 ", d = %" PRId64 ", tile %" PRId64 ", %s %s%s%.80s", c->s.shape.n,
-		 c->s.shape.batch, c->s.shape.heads, c->s.shape.d, c->s.tile, c->s.backend->name,
+		 c->s.shape.batch, c->s.shape.heads, c->s.shape.d, c->s.tile,
+		 mk_attn_backend_name(c->s.backend),
 		 mk_compute_name(c->s.dtype), m.gpu[0] ? ", " : "", m.gpu);
 	if ((ret = sweep_fig_rows(c, &rows)) ||
 	    (ret = rp_sweep_figure(rows, c->nrows, title, &fig)))

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmd_sweep.h"
-#include "attn_backend.h"
 
 #define SUM_PATTERN_MAX 20 /* columns of the pattern's name */
 
@@ -151,7 +150,8 @@ void sweep_summary(const sweep_cli *c, FILE *f)
 	mk_machine_describe_backend(c->s.backend, &m);
 	fprintf(f, "maskkit sweep: n %" PRId64 ", batch %" PRId64 ", heads %" PRId64 ", d %"
 		PRId64 ", %s, %s (%s), tile %" PRId64 "\n", s->n, s->batch, s->heads, s->d,
-		mk_compute_name(c->s.dtype), c->s.backend->name, m.gpu[0] ? m.gpu : m.cpu, c->s.tile);
+		mk_compute_name(c->s.dtype), mk_attn_backend_name(c->s.backend),
+		m.gpu[0] ? m.gpu : m.cpu, c->s.tile);
 	for (size_t ni = 0; ni < c->s.nnorms; ni++) {
 		mk_norm_format(&c->norms[ni], norm, sizeof norm);
 		fprintf(f, "dense%s%s: %.3g ms a run, the median over the sweep's points (each times "

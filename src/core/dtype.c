@@ -1,6 +1,6 @@
 /* Names of the element types (mk_dtype), as files and numpy spell them. */
 #include "config.h"
-#include "maskkit.h"
+#include "core.h"
 
 static const char *const dtype_names[] = {
 	[MK_DTYPE_NONE] = "none",

@@ -4,7 +4,9 @@
 
 #include <stdio.h>
 #include <sys/types.h>
-#include "maskkit.h"
+#include "mask.h"
+#include "io.h"
+#include "data.h"
 
 /* Marks a hot loop: compiled for AVX2 and POPCNT as well as the baseline, and
  * the loader picks the best the CPU has (GCC's target_clones). */

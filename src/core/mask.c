@@ -3,7 +3,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "maskkit.h"
+#include "core.h"
+#include "mask.h"
 
 struct mk_mask {
 	int64_t n;     /* rows (queries) */

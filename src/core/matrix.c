@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
+#include "weights.h"
 #include "internal.h"
 
 #define MK_MIRROR_BLOCK 64

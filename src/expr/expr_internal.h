@@ -3,7 +3,8 @@
 #define MK_EXPR_INTERNAL_H
 
 #include <stdarg.h>
-#include "maskkit.h"
+#include "mask.h"
+#include "expr.h"
 #include "pattern.h"
 
 enum { MK_NODE_PATTERN = 1, MK_NODE_FILE, MK_NODE_OP };

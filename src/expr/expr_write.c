@@ -8,7 +8,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "expr.h"
+#include "io.h"
 
 static void expr_write_row(void *ctx, int64_t i, uint64_t *dst)
 {

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "par.h"
 #include "h5util.h"
 
 #define DS_MAX_RANK 5

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tensor.h"
+#include "explain.h"
 #include "h5util.h"
 
 #define QK_TAG_RANDOM 0x716b726eULL /* "qkrn" */

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "par.h"
 #include "h5util.h"
 
 #define MK_H5_MAX_NAME 4096               /* bytes in one path */

@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tensor.h"
 #include "internal.h"
 
 static const struct {

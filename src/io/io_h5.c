@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tensor.h"
 #include "h5util.h"
 #include "h5write.h"
 

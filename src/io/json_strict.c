@@ -9,7 +9,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "maskkit.h"
+#include "core.h"
 #include "json_strict.h"
 
 static int js_cmp(const void *a, const void *b)

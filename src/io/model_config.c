@@ -13,7 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "model.h"
 #include "json_strict.h"
 
 #define MC_MAX_BYTES (4u << 20) /* real configs are a few kilobytes */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "tensor.h"
 #include "h5util.h"
 #include "internal.h"
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tensor.h"
 #include "h5util.h"
 #include "h5write.h"
 #include "internal.h"

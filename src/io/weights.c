@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "weights.h"
 #include "weights_internal.h"
 
 #define MK_WEIGHTS_MAX_ELEMENT 16 /* bytes in the widest number we convert */

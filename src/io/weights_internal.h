@@ -3,6 +3,8 @@
 #ifndef MK_WEIGHTS_INTERNAL_H
 #define MK_WEIGHTS_INTERNAL_H
 
+#include "weights.h"
+#include "model.h"
 #include "h5util.h"
 #include "safetensors.h"
 

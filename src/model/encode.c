@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model.h"
 #include "internal.h"
 
 #define ENCODE_IDS_MAX_BYTES ((uint64_t)1 << 32) /* an ids file, at most */

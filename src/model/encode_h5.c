@@ -21,6 +21,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "model.h"
 #include "h5util.h"
 #include "h5write.h"
 #include "internal.h"

@@ -26,6 +26,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "model.h"
 #include "encoder_internal.h"
 
 #define ENC_PAR_CELLS (1 << 15) /* elementwise work worth sharing between threads */

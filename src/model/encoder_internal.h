@@ -3,6 +3,7 @@
 #ifndef MK_ENCODER_INTERNAL_H
 #define MK_ENCODER_INTERNAL_H
 
+#include "model.h"
 #include "internal.h"
 
 /* One layer's weights, float32.  Every dense weight is stored [out, in]

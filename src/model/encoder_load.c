@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "weights.h"
 #include "encoder_internal.h"
 
 #define LOAD_TOKENS 24

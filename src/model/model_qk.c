@@ -10,7 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "tensor.h"
+#include "weights.h"
+#include "explain.h"
+#include "model.h"
 
 #define MQ_TEXT_MAX ((uint64_t)1 << 30)
 #define MQ_STOP 1 /* the layer callback's "done": stops the pass early */

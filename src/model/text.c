@@ -10,7 +10,8 @@
 #include <string.h>
 #include <utf8proc.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "model.h"
 
 static bool tx_blank(const char *s, size_t len)
 {

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "model.h"
 #include "tokenizer_internal.h"
 
 

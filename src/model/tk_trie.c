@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "model.h"
 #include "tokenizer_internal.h"
 
 static int32_t tk_trie_add_node(tk_trie *r, unsigned char byte)

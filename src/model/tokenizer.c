@@ -14,7 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "io.h"
+#include "model.h"
 #include "tokenizer_internal.h"
 #include "json_strict.h"
 

@@ -32,7 +32,8 @@
 #include <string.h>
 #include <utf8proc.h>
 #include "internal.h"
-#include "maskkit.h"
+#include "core.h"
+#include "model.h"
 #include "tokenizer_internal.h"
 
 /* What one call accumulates: the ids kept and the count before truncation. */

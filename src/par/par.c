@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "maskkit.h"
+#include "core.h"
+#include "par.h"
 #if HAVE_MPI
 #include <limits.h>
 #include <mpi.h>

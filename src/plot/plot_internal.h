@@ -8,7 +8,7 @@
 #define MK_PLOT_INTERNAL_H
 
 #include <stdio.h>
-#include "maskkit.h"
+#include "plot.h"
 
 /* Heatmaps of `count` k x k blocks (block c starts at mats[c], leading
  * dimension lda) in a grid `columns` panels wide with a 2-pixel gap, each

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
 #include "maskkit.h"
 #include "report.h"
 

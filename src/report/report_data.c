@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
 #include "maskkit.h"
 #include "plot.h"
 #include "report.h"

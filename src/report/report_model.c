@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
 #include "maskkit.h"
 #include "report.h"
 

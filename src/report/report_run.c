@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "internal.h"
 #include "maskkit.h"
 #include "plot.h"
 #include "report.h"

@@ -19,7 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <errno.h>
-#include "internal.h"
 #include "maskkit.h"
 #include "report.h"
 
