@@ -355,9 +355,8 @@ static int attn_work(int64_t item, void *buf, void *arg)
 	int ret = mk_dataset_read(j->d, item / j->in->layers, item % j->in->layers, &b);
 
 	if (ret == MK_OK && (ret = attn_block_part(j->a, &b, buf))) {
-		char msg[512];
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		ret = mk_error_set(ret, "'%s': %s", j->in->path, msg);
+		mk_error_prefix("'%s': ", j->in->path);
+		mk_error_file(j->in->path);
 	}
 	return ret;
 }

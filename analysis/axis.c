@@ -123,12 +123,9 @@ static int axis_pat_get(axis_src *s, int64_t sample, int64_t len, mk_cursor **cu
 		return MK_OK;
 	}
 	ret = mk_expr_parse(o->local ? o->local : "local2", &p->e);
-	if (ret == MK_OK && (ret = mk_expr_bind(p->e, &b))) {
-		char msg[MK_H5_MESSAGE];
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		ret = mk_error_set(ret, "the local pattern '%s' at length %" PRId64 " (sample %"
-				   PRId64 "): %s", mk_expr_text(p->e), len, sample, msg);
-	}
+	if (ret == MK_OK && (ret = mk_expr_bind(p->e, &b)))
+		mk_error_prefix("the local pattern '%s' at length %" PRId64 " (sample %" PRId64 "): ",
+				mk_expr_text(p->e), len, sample);
 	if (ret == MK_OK)
 		ret = mk_cursor_new(p->e, &p->cur);
 	*cur = p->cur;

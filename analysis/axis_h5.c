@@ -14,10 +14,10 @@
 
 /* ---- opening the indicators ---------------------------------------------- */
 
-/* "no dataset 'rows' or 'row' for the row indicators (give --rows PATH);
- * the file holds: /a, /b". */
+/* "no dataset 'rows' or 'row' for the row indicators; the file holds /a,
+ * /b (rows)", naming the parameter that names the dataset. */
 static int axis_missing(const axis_src *s, const char *const *tried, const char *what,
-			const char *opt)
+			const char *param)
 {
 	char **all = NULL, list[320], names[96];
 	size_t count = 0, used = 0;
@@ -32,13 +32,14 @@ static int axis_missing(const axis_src *s, const char *const *tried, const char 
 		return ret;
 	mk_h5_join(list, sizeof list, all, count);
 	mk_h5_names_free(all);
-	return mk_error_set(MK_EFORMAT, "'%s': no dataset %s for the %s (give %s PATH); the file "
-			    "holds %s", s->path, names, what, opt, count ? list : "no datasets");
+	mk_error_set(MK_EFORMAT, "'%s': no dataset %s for the %s; the file holds %s", s->path,
+		     names, what, count ? list : "no datasets");
+	return mk_error_param(param);
 }
 
 /* Opens o's name or the first default that exists. */
 static int axis_open_named(axis_src *s, const char *given, const char *const *defaults,
-			   const char *what, const char *opt, axis_ind *ind)
+			   const char *what, const char *param, axis_ind *ind)
 {
 	const char *one[2] = {given, NULL}, *const *tried = given ? one : defaults;
 
@@ -53,7 +54,7 @@ static int axis_open_named(axis_src *s, const char *given, const char *const *de
 					    ind->name);
 		return MK_OK;
 	}
-	return axis_missing(s, tried, what, opt);
+	return axis_missing(s, tried, what, param);
 }
 
 /* Integers, enums (h5py's bool) and bitfields are read in their native
@@ -289,8 +290,8 @@ int mk_axis_src_open(axis_src *s)
 	if (o->threshold != o->threshold || isinf(o->threshold))
 		return mk_error_set(MK_EINVAL, "the threshold must be a finite number");
 	if ((ret = mk_h5_open(s->path, &s->file)) ||
-	    (ret = axis_open_named(s, o->rows, rows, "row indicators", "--rows", &s->ind[0])) ||
-	    (ret = axis_open_named(s, o->cols, cols, "column indicators", "--cols", &s->ind[1])))
+	    (ret = axis_open_named(s, o->rows, rows, "row indicators", "rows", &s->ind[0])) ||
+	    (ret = axis_open_named(s, o->cols, cols, "column indicators", "cols", &s->ind[1])))
 		return ret;
 	if (!strcmp(s->ind[0].name, s->ind[1].name))
 		return mk_error_set(MK_EINVAL, "'%s': the row and column indicators are the same "

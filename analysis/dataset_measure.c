@@ -256,9 +256,11 @@ static int dm_block(mk_dataset *d, int64_t s, int64_t l, const mk_keep *k, float
 
 	if (ret)
 		return ret;
-	if (k->rule == MK_KEEP_TOP_P && b.min < 0)
-		return mk_error_set(MK_EFORMAT, "sample %" PRId64 ", layer %" PRId64 " holds %g: --top-p "
-				    "needs probabilities (no negative values)", s, l, (double)b.min);
+	if (k->rule == MK_KEEP_TOP_P && b.min < 0) {
+		mk_error_set(MK_EFORMAT, "sample %" PRId64 ", layer %" PRId64 " holds %g: the top-p rule "
+			     "needs probabilities, no negative values", s, l, (double)b.min);
+		return mk_error_param("top_p");
+	}
 	/* a team per block only where the block is worth one (see measure.c) */
 #pragma omp parallel for schedule(dynamic, 1) if (b.heads > 1 && b.heads * b.n * b.n >= DM_PARALLEL_CELLS)
 	for (int64_t a = 0; a < b.heads; a++) {
@@ -271,21 +273,25 @@ static int dm_block(mk_dataset *d, int64_t s, int64_t l, const mk_keep *k, float
 	return MK_OK;
 }
 
+/* Errors name the rule as a parameter: "threshold" or "top_p". */
 static int dm_check_rule(const mk_dataset_info *in, const mk_keep *k)
 {
+	const char *rule = k->rule == MK_KEEP_TOP_P ? "top_p" : "threshold";
+
 	if (in->is_float && k->rule == MK_KEEP_NONZERO)
-		return mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds attention probabilities "
-				    "(%s): give --threshold T or --top-p P", in->path, in->name,
-				    mk_dtype_name(in->dtype));
-	if (!in->is_float && k->rule != MK_KEEP_NONZERO)
-		return mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds masks (%s); --threshold and "
-				    "--top-p are for attention probabilities", in->path, in->name,
-				    mk_dtype_name(in->dtype));
-	if (k->rule == MK_KEEP_TOP_P && !(k->value > 0 && k->value <= 1))
-		return mk_error_set(MK_EINVAL, "--top-p must be in (0, 1], got %g", k->value);
-	if (k->rule == MK_KEEP_THRESHOLD && !isfinite(k->value))
-		return mk_error_set(MK_EINVAL, "--threshold must be a number, got %g", k->value);
-	return MK_OK;
+		mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds attention probabilities (%s): give "
+			     "a threshold or a top-p rule", in->path, in->name,
+			     mk_dtype_name(in->dtype));
+	else if (!in->is_float && k->rule != MK_KEEP_NONZERO)
+		mk_error_set(MK_EINVAL, "'%s': dataset '%s' holds masks (%s), not attention "
+			     "probabilities", in->path, in->name, mk_dtype_name(in->dtype));
+	else if (k->rule == MK_KEEP_TOP_P && !(k->value > 0 && k->value <= 1))
+		mk_error_set(MK_EINVAL, "the top-p mass must be in (0, 1], got %g", k->value);
+	else if (k->rule == MK_KEEP_THRESHOLD && !isfinite(k->value))
+		mk_error_set(MK_EINVAL, "the threshold must be a number, got %g", k->value);
+	else
+		return MK_OK;
+	return mk_error_param(rule);
 }
 
 /* One (sample, layer) block is one item of mk_par_ordered: counted on the
@@ -451,6 +457,12 @@ static int dm_expr_rhos(const char *text, const int64_t *ns, int64_t count, int6
 		uint64_t c = 0;
 		bool toe = false;
 		ret = dm_pattern(text, n, seed, &c, &toe, seeded);
+		if (ret && q < count) {
+			const char *param = mk_error_get()->param;
+			mk_error_prefix("'%s' at a sample's length %" PRId64 ": ", text, n);
+			if (param && !strcmp(param, "n")) /* the length is the data's, not n */
+				mk_error_param(NULL);
+		}
 		rho[q] = 1.0 - (double)c / ((double)n * (double)n);
 		if (q < count)
 			*toeplitz &= toe;

@@ -208,10 +208,11 @@ static int pos_heads(pos_ctx *x)
 		return ret;
 	p->heads = x->o->heads ? x->o->heads : cfg ? cfg->heads : 0;
 	/* the shape never decides: 768 dimensions are 12 heads of 64 or 6 of 128 */
-	if (!p->heads)
-		return mk_error_set(MK_EINVAL, "'%s': the number of heads is not known (no "
-				    "config.json with num_attention_heads); give --heads",
-				    pos_file(x));
+	if (!p->heads) {
+		mk_error_set(MK_EINVAL, "'%s': the number of heads is not known (no config.json with "
+			     "num_attention_heads); give it", pos_file(x));
+		return mk_error_param("heads");
+	}
 	if (out % p->heads)
 		return mk_error_set(MK_EINVAL, "'%s': %lld heads do not divide the %lld query "
 				    "dimensions", pos_file(x), (long long)p->heads, (long long)out);
@@ -259,9 +260,8 @@ static int pos_alloc_out(pos_ctx *x)
 		return mk_error_set(MK_ERANGE, "'%s': %lld heads of %lld x %lld overflow",
 				    pos_file(x), (long long)h, (long long)n, (long long)n);
 	if ((ret = mk_check_memory(bytes, x->o->max_memory, "the positional terms"))) {
-		char msg[400];
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		return mk_error_set(ret, "'%s': %s", pos_file(x), msg);
+		mk_error_prefix("'%s': ", pos_file(x));
+		return ret;
 	}
 	p->f = malloc((size_t)bytes);
 	p->profile = malloc((size_t)(h * (2 * n - 1)) * sizeof *p->profile);

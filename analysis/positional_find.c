@@ -225,9 +225,10 @@ static int pos_find_role(mk_weights *w, const mk_positional_opts *o, mk_position
 
 static int pos_check_opts(const mk_positional_opts *o)
 {
-	if (o->no_bias && (o->dataset[MK_POS_QUERY_BIAS] || o->dataset[MK_POS_KEY_BIAS]))
-		return mk_error_set(MK_EINVAL, "a query or key bias was named but biases are left "
-				    "out (--no-bias)");
+	if (o->no_bias && (o->dataset[MK_POS_QUERY_BIAS] || o->dataset[MK_POS_KEY_BIAS])) {
+		mk_error_set(MK_EINVAL, "a query or key bias was named but biases are left out");
+		return mk_error_param("no_bias");
+	}
 	return MK_OK;
 }
 
@@ -266,10 +267,12 @@ static int pos_layout(mk_weights *w, const mk_positional_opts *o, const char *pa
 		*out = MK_LAYOUT_IN_OUT;
 	else if (m->cols == in && m->rows != in)
 		*out = MK_LAYOUT_OUT_IN;
-	else
-		return mk_error_set(MK_EINVAL, "'%s': cannot tell whether '%s' (%lld x %lld) is "
-				    "stored in x out or out x in: give --layout",
-				    mk_weights_file(w), path, (long long)m->rows, (long long)m->cols);
+	else {
+		mk_error_set(MK_EINVAL, "'%s': cannot tell whether '%s' (%lld x %lld) is stored in x "
+			     "out or out x in: give the layout", mk_weights_file(w), path,
+			     (long long)m->rows, (long long)m->cols);
+		return mk_error_param("layout");
+	}
 	return MK_OK;
 }
 

@@ -329,9 +329,11 @@ int mk_sweep_solve(mk_sweep_solver *s, double target, mk_sweep_point *out)
 				: sweep_scan(s, want, &best, &gap);
 	if (ret)
 		return ret;
-	if (best < 0) /* every value refused: the last refusal says why */
-		return mk_error_set(MK_EINVAL, "no %s of %s(...) can be swept here: %s",
-				    s->spec->param, s->def->info.name, mk_error());
+	if (best < 0) { /* every value refused: the last refusal says why */
+		mk_error_prefix("no %s of %s(...) can be swept here: ", s->spec->param,
+				s->def->info.name);
+		return MK_EINVAL;
+	}
 	out->value = best;
 	out->count = s->count[best];
 	out->sparsity = 1.0 - (double)out->count / n2;

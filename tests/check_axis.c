@@ -409,8 +409,8 @@ START_TEST(test_missing_datasets)
 	h5t_write(f, "cols", 2, dims, H5T_STD_U8LE, v);
 	h5t_write(f, "other/x", 2, dims, H5T_STD_U8LE, v);
 	H5Fclose(f);
-	expect_error(NULL, MK_EFORMAT, "no dataset 'rows' or 'row' for the row indicators (give "
-		     "--rows PATH); the file holds /cols, /other/x");
+	expect_error(NULL, MK_EFORMAT, "no dataset 'rows' or 'row' for the row indicators; the "
+		     "file holds /cols, /other/x (rows)");
 	{
 		mk_axis_opts o;
 		mk_axis_opts_init(&o);

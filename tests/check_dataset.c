@@ -385,7 +385,7 @@ START_TEST(test_rule_mismatch)
 	hand_file(path, H5T_IEEE_F32LE, 0.5, 0, true);
 	ck_assert_int_eq(mk_dataset_open(path, NULL, &d), MK_OK);
 	ck_assert_int_eq(mk_dataset_measure(d, &none, NULL, NULL, &r), MK_EINVAL);
-	ck_assert_ptr_nonnull(strstr(mk_error(), "give --threshold T or --top-p P"));
+	ck_assert_ptr_nonnull(strstr(mk_error(), "give a threshold or a top-p rule (threshold)"));
 	mk_dataset_close(d);
 	hand_file(path, H5T_STD_U8LE, 1, 0, true);
 	ck_assert_int_eq(mk_dataset_open(path, NULL, &d), MK_OK);

@@ -128,7 +128,7 @@ START_TEST(test_bad_datasets)
 	open_fails(path, NULL, MK_EFORMAT, "no dataset of rank 2 to 5");
 	file_with(path, "a", 3, dims, H5T_STD_U8LE, NULL, 0, 0);
 	open_fails(path, &named, MK_EFORMAT, "no dataset '/missing'");
-	open_fails(path, &axes, MK_EFORMAT, "names 2 leading axes (it needs 1)");
+	open_fails(path, &axes, MK_EFORMAT, "name 2 leading axes where it needs 1 (axes)");
 	open_fails(path, &letter, MK_EINVAL, "unknown axis 'x'");
 	open_fails(path, &tiny, MK_ERANGE, "");
 	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
@@ -204,7 +204,7 @@ START_TEST(test_bad_values)
 	ck_assert_double_eq(r.rho, 1);
 	mk_ds_measure_release(&r);
 	ck_assert_int_eq(mk_dataset_measure(d, &top, NULL, NULL, &r), MK_EFORMAT);
-	ck_assert_ptr_nonnull(strstr(mk_error(), "holds -0.25: --top-p needs probabilities"));
+	ck_assert_ptr_nonnull(strstr(mk_error(), "holds -0.25: the top-p rule needs probabilities"));
 	mk_dataset_close(d);
 	unlink(path);
 }

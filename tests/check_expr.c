@@ -133,7 +133,7 @@ START_TEST(errors_name_the_column)
 	expect_error("local1 + ", 8, "column 10: expected a term after the operator");
 	expect_error("local(w=99999999999999999999)", 8, "too large");
 	expect_error("missing.npy", 0, "missing.npy");
-	expect_error("local2", 0, "give --n");
+	expect_error("local2", 0, "not known: give it (n)");
 }
 END_TEST
 

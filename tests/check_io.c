@@ -524,6 +524,47 @@ START_TEST(write_expr_round_trip)
 }
 END_TEST
 
+/* The one whole-file reader: its limit, its NUL rule, and errors that name
+ * the file (and, through a prefix, keep naming it). */
+START_TEST(file_read_checks)
+{
+	char *buf = (char *)1;
+	size_t len = 99;
+
+	put_file(path("f.txt"), "ab\0c", 4);
+	ck_assert_int_eq(mk_file_read(path("f.txt"), 4, "a test file", 0, &buf, &len), MK_OK);
+	ck_assert_uint_eq(len, 4);
+	ck_assert(!memcmp(buf, "ab\0c", 5));
+	free(buf);
+	ck_assert_int_eq(mk_file_read(path("f.txt"), 4, "a test file", MK_FILE_TEXT, &buf, &len),
+			 MK_EFORMAT);
+	ck_assert_ptr_null(buf);
+	ck_assert(strstr(mk_error(), "a NUL byte at offset 2 in a test file"));
+	ck_assert_str_eq(mk_error_get()->file, path("f.txt"));
+	ck_assert_int_eq(mk_file_read(path("f.txt"), 3, "a test file", 0, &buf, &len), MK_ERANGE);
+	ck_assert_uint_eq(len, 4); /* the size, for a caller whose limit is not in bytes */
+	ck_assert(strstr(mk_error(), "4 bytes is too large for a test file (at most 3)"));
+	ck_assert_int_eq(mk_file_read(path(""), 100, "a test file", 0, &buf, &len), MK_EIO);
+	ck_assert(strstr(mk_error(), "is a directory"));
+	ck_assert_int_eq(mk_file_read(path("none"), 100, "a test file", 0, &buf, &len), MK_EIO);
+	ck_assert_str_eq(mk_error_get()->file, path("none"));
+	/* context in front keeps the file and the parameter */
+	ck_assert_int_eq(mk_check_memory(2, 1, "a test"), MK_ERANGE);
+	mk_error_file(path("none"));
+	ck_assert_int_eq(mk_error_prefix("'%s': ", "x"), MK_ERANGE);
+	ck_assert_str_eq(mk_error_get()->param, "max_memory");
+	ck_assert_str_eq(mk_error_get()->file, path("none"));
+	ck_assert(!strncmp(mk_error(), "'x': a test would need", 22));
+	/* one parameter an error: a caller's replaces its callee's, NULL drops it */
+	ck_assert_int_eq(mk_error_param("batch"), MK_ERANGE);
+	ck_assert_str_eq(mk_error_get()->param, "batch");
+	ck_assert(strstr(mk_error(), "limit of 1 B (batch)") && !strstr(mk_error(), "max_memory"));
+	mk_error_param(NULL);
+	ck_assert_ptr_null(mk_error_get()->param);
+	ck_assert(strstr(mk_error(), "limit of 1 B") && !strstr(mk_error(), "("));
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
 	Suite *s = suite_create("io");
@@ -548,6 +589,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, atomic_failure_keeps_old_file);
 	tcase_add_test(tc, atomic_success_replaces);
 	tcase_add_test(tc, write_expr_round_trip);
+	tcase_add_test(tc, file_read_checks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -156,7 +156,8 @@ START_TEST(memory_limit_refuses_huge_masks)
 	/* n = 2^20 needs 128 GiB as a bit matrix: over the default 4 GiB */
 	ck_assert_int_eq(mk_mask_new(MK_N_MAX, 0, &m), MK_ERANGE);
 	ck_assert_ptr_null(m);
-	ck_assert(strstr(mk_error(), "--max-memory"));
+	ck_assert(strstr(mk_error(), "(max_memory)"));
+	ck_assert_str_eq(mk_error_get()->param, "max_memory");
 	/* 1024^2 bits = 128 KiB: over a 64 KiB limit, under 256 KiB */
 	ck_assert_int_eq(mk_mask_new(1024, 64 << 10, &m), MK_ERANGE);
 	ck_assert_int_eq(mk_mask_new(1024, 256 << 10, &m), MK_OK);

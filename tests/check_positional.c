@@ -275,7 +275,7 @@ START_TEST(test_heads_must_divide)
 	write_model(false, 1);
 	expect_error(&o, MK_EINVAL, "3 heads do not divide the 4");
 	o.heads = 0; /* no config.json: the shape does not say */
-	expect_error(&o, MK_EINVAL, "give --heads");
+	expect_error(&o, MK_EINVAL, "give it (heads)");
 }
 END_TEST
 
@@ -310,7 +310,7 @@ START_TEST(test_square_weights_need_a_layout)
 	h5t_write2(f, "layer_0/query/w", E, E, wq);
 	h5t_write2(f, "layer_0/key/w", E, E, wk);
 	H5Fclose(f);
-	expect_error(&o, MK_EINVAL, "give --layout");
+	expect_error(&o, MK_EINVAL, "give the layout (layout)");
 	o.layout = MK_LAYOUT_IN_OUT;
 	{
 		mk_positional p;

@@ -65,7 +65,10 @@ int mk_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Names the parameter at fault in the current error and appends
  * " (param)" to its message, so that a C caller reads which field of its
  * options to change; returns the current status.  The CLI shows the flag
- * instead ("(max_memory)" becomes "(--max-memory)"). */
+ * instead ("(max_memory)" becomes "(--max-memory)").  param is copied
+ * (at most 63 bytes).  An error names one parameter: a second call replaces
+ * the first one's (and its " (param)" when that ends the message); NULL
+ * names none, for a caller that set the callee's parameter itself. */
 int mk_error_param(const char *param);
 /* Names the file at fault (copied); returns the current status. */
 int mk_error_file(const char *path);
@@ -131,7 +134,8 @@ static inline size_t mk_words(int64_t n) { return (size_t)((n + 63) / 64); }
 int mk_check_n(int64_t n, const char *what);
 /* *out = a * b, or MK_ERANGE on overflow. */
 int mk_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
-/* MK_ERANGE with a clear message when `bytes` exceeds `limit` (0 = no limit). */
+/* MK_ERANGE with a clear message naming the parameter max_memory
+ * (mk_error_param) when `bytes` exceeds `limit` (0 = MK_DEFAULT_MAX_MEMORY). */
 int mk_check_memory(uint64_t bytes, uint64_t limit, const char *what);
 /* Parses "4G", "512M", "1024" (bytes); K/M/G/T are powers of 1024. */
 int mk_parse_size(const char *s, uint64_t *out);

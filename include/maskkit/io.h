@@ -49,6 +49,21 @@ typedef struct mk_write_opts {
  * no writer blocks for ever and /dev/zero never ends). */
 int mk_input_open(const char *path, void **file);
 
+/* mk_file_read's flags. */
+enum {
+	MK_FILE_TEXT = 1u << 0 /* a NUL byte is refused (MK_EFORMAT, naming its offset) */
+};
+/* The one reader of whole files: path (mk_input_open's checks: MK_EIO for a
+ * file missing, a directory, a FIFO or a device) into *buf, malloc'd and
+ * NUL-terminated, *len bytes before the terminator.  A file larger than
+ * max_bytes is refused before anything is allocated: MK_ERANGE, "'FILE': N
+ * bytes is too large for WHAT (at most MAX)" (what: a noun with its article,
+ * "a heads file"), *len then holding the file's size for a caller whose
+ * limit is not in bytes; a read that fails or comes up short is MK_ESYS.
+ * Every error names path (mk_error_get()->file). */
+int mk_file_read(const char *path, uint64_t max_bytes, const char *what, unsigned flags,
+		 char **buf, size_t *len);
+
 /* Writes the rows of a bound expression to path, atomically: the data goes
  * to a temporary file in the same directory that is renamed over path only
  * on success, so a failure never truncates an existing file. */

@@ -44,9 +44,11 @@ static int cuda_check_range(const cuda_job *j, const float *x, size_t count, con
 	if (j->c->dtype != MK_CUDA_F16)
 		return MK_OK;
 	for (size_t i = 0; i < count; i++)
-		if (!(fabsf(x[i]) <= CUDA_F16_MAX))
-			return mk_error_set(MK_ERANGE, "%s[%zu] = %g is outside fp16's range (use "
-					    "--dtype bf16 or fp32)", what, i, (double)x[i]);
+		if (!(fabsf(x[i]) <= CUDA_F16_MAX)) {
+			mk_error_set(MK_ERANGE, "%s[%zu] = %g is outside fp16's range; use bf16 or "
+				     "fp32", what, i, (double)x[i]);
+			return mk_error_param("dtype");
+		}
 	return MK_OK;
 }
 

@@ -185,10 +185,12 @@ static int attn_check(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_
 	if (s->n > MK_N_MAX || s->kv_len < 0 || s->kv_len > MK_N_MAX)
 		return mk_error_set(MK_ERANGE, "n = %lld and kv_len = %lld must be in 1..%lld",
 				    (long long)s->n, (long long)mk_attn_kv(s), (long long)MK_N_MAX);
-	if (mk_attn_kv(s) != s->n && b != &mk_attn_cpu)
-		return mk_error_set(MK_EINVAL, "the %s backend takes q_len = kv_len only (here %lld "
-				    "and %lld): use --backend cpu", b->name, (long long)s->n,
-				    (long long)mk_attn_kv(s));
+	if (mk_attn_kv(s) != s->n && b != &mk_attn_cpu) {
+		mk_error_set(MK_EINVAL, "the %s backend takes q_len = kv_len only (here %lld and "
+			     "%lld): use the cpu backend", b->name, (long long)s->n,
+			     (long long)mk_attn_kv(s));
+		return mk_error_param("backend");
+	}
 	if (kernel != MK_KERNEL_DENSE && !mask)
 		return mk_error_set(MK_EINVAL, "kernel '%s' needs a mask",
 				    mk_attn_kernel_name(kernel));
@@ -314,10 +316,12 @@ int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *
 int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,
 		    uint64_t max_memory, mk_attn_layout **out)
 {
-	if (b != &mk_attn_cpu && !mk_mask_square(m))
-		return mk_error_set(MK_EINVAL, "the %s backend takes square masks only (here %lld x "
-				    "%lld): use --backend cpu", b->name, (long long)mk_mask_n(m),
-				    (long long)mk_mask_cols(m));
+	if (b != &mk_attn_cpu && !mk_mask_square(m)) {
+		mk_error_set(MK_EINVAL, "the %s backend takes square masks only (here %lld x %lld): "
+			     "use the cpu backend", b->name, (long long)mk_mask_n(m),
+			     (long long)mk_mask_cols(m));
+		return mk_error_param("backend");
+	}
 	if (b->prepare)
 		return b->prepare(b, m, tile, max_memory, out);
 	return mk_attn_layout_new(m, tile, max_memory, out);

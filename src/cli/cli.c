@@ -90,7 +90,7 @@ int cli_par_parsed(int code)
 	st = mk_par_agree(st, &first);
 	/* rank 0 printed its own failure; another rank's is told here */
 	if (st && st != CLI_PAR_DONE && first > 0)
-		fprintf(stderr, "maskkit: %s\n", mk_error());
+		cli_error_print(stderr, st);
 	return st == 0 ? -1 : st == CLI_PAR_DONE ? MK_EXIT_OK : st;
 }
 

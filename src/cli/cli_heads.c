@@ -23,41 +23,8 @@
 
 static int heads_slurp(const char *path, char **text, size_t *len)
 {
-	struct stat st;
-	FILE *f;
-	int ret;
-
-	*text = NULL;
-	if ((ret = mk_input_open(path, (void **)&f)))
-		return ret;
-	if (fstat(fileno(f), &st) != 0) {
-		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		ret = mk_error_set(MK_EIO, "'%s': is a directory", path);
-		goto out;
-	}
-	if (st.st_size > CLI_HEADS_MAX_BYTES) {
-		ret = mk_error_set(MK_EFORMAT, "'%s': %lld bytes is too large for a heads file "
-				   "(at most %lld)", path, (long long)st.st_size, CLI_HEADS_MAX_BYTES);
-		goto out;
-	}
-	*len = (size_t)st.st_size;
-	if (!(*text = malloc(*len + 1))) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (fread(*text, 1, *len, f) != *len)
-		ret = mk_error_set(MK_EIO, "'%s': read failed", path);
-	(*text)[*len] = '\0';
-out:
-	if (ret) {
-		free(*text);
-		*text = NULL;
-	}
-	fclose(f);
-	return ret;
+	/* a NUL byte is told with its line by heads_parse_json */
+	return mk_file_read(path, CLI_HEADS_MAX_BYTES, "a heads file", 0, text, len);
 }
 
 /* The escape \u0000 in a string: cJSON's strings end at their first NUL,
@@ -156,7 +123,7 @@ static int heads_shape(const char *path, const cJSON *root, int64_t *layers, int
 static int heads_take(const char *path, const cJSON *item, int64_t layers, int64_t heads,
 		      int64_t k, char **exprs)
 {
-	char label[CLI_HEADS_LABEL], msg[512];
+	char label[CLI_HEADS_LABEL];
 	mk_expr *e = NULL;
 	int ret;
 
@@ -170,8 +137,8 @@ static int heads_take(const char *path, const cJSON *item, int64_t layers, int64
 	mk_expr_free(e);
 	if (ret) {
 		heads_label(label, sizeof label, layers, heads, k);
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		return mk_error_set(ret, "'%s': %s: %s", path, label, msg);
+		mk_error_prefix("'%s': %s: ", path, label);
+		return ret;
 	}
 	if (!(exprs[k] = strdup(item->valuestring)))
 		return mk_error_set(MK_ENOMEM, "out of memory");
@@ -261,10 +228,10 @@ static void heads_row(void *ctx, int64_t k, int64_t i, uint64_t *dst)
 /* Turns the message of a failure in mask k into "'FILE': head k: ...". */
 static int heads_fail(const struct heads_set *h, int64_t k, int ret)
 {
-	char label[CLI_HEADS_LABEL], msg[512];
+	char label[CLI_HEADS_LABEL];
 	heads_label(label, sizeof label, h->layers, h->heads, k);
-	snprintf(msg, sizeof msg, "%s", mk_error());
-	return mk_error_set(ret, "'%s': %s: %s", h->path, label, msg);
+	mk_error_prefix("'%s': %s: ", h->path, label);
+	return ret;
 }
 
 /* Mask k is ((texts[k] op args[0]) op args[1]) ..., bound with the seed

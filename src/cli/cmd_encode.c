@@ -118,7 +118,7 @@ static int enc_samples(const enc_opts *o, const char *model, const mk_encoder *e
 {
 	mk_tokenizer *t = NULL;
 	mk_text_lines lines = {0};
-	char dir[4096], msg[512];
+	char dir[4096];
 	int64_t vocab = mk_encoder_config(e)->vocab;
 	int ret;
 
@@ -135,8 +135,7 @@ static int enc_samples(const enc_opts *o, const char *model, const mk_encoder *e
 	if ((ret = mk_text_lines_read(o->text, ENC_TEXT_MAX, o->sentences, &lines)))
 		goto cleanup;
 	if ((ret = mk_encode_tokenize(t, &lines, max_len, o->limit, o->max_memory, x))) {
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		ret = mk_error_set(ret, "'%s': %s", o->text, msg);
+		mk_error_prefix("'%s': ", o->text);
 	}
 cleanup:
 	mk_text_lines_release(&lines);
@@ -200,12 +199,8 @@ static int enc_exec(void *opts, const cli_args *a)
 
 	if ((ret = enc_check(o, a)) || (ret = enc_load(o, a->argv[0], &e)))
 		goto cleanup;
-	if ((ret = mk_encoder_set_mask(e, o->mask, o->seed))) {
-		char msg[512];
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		ret = mk_error_set(ret, "--mask: %s", msg);
+	if ((ret = mk_encoder_set_mask(e, o->mask, o->seed))) /* the error names mask */
 		goto cleanup;
-	}
 	max_len = o->max_len < mk_encoder_max_len(e) ? o->max_len : mk_encoder_max_len(e);
 	if ((ret = enc_samples(o, a->argv[0], e, max_len, &x)))
 		goto cleanup;

@@ -140,7 +140,7 @@ static const struct cli_opt ex_table[] = {
 	CLI_OPT_INT("max-len", 0, ex_opts, max_len, "N", 2, MK_N_MAX, "512",
 		    "with --text: tokens kept of the sentence, [CLS] and [SEP] included"),
 	CLI_OPT_CALL("linear", 0, explain_opt_linear, "torch|tf", "torch",
-		     "wq/wk stored [heads*d, D] as PyTorch's Linear or [D, heads*d] as Keras"),
+		     "wq/wk stored [heads*d, D] as PyTorch's Linear or [D, heads*d] as Keras", .param = "tf"),
 	CLI_OPT_READ_AS("mask", 0, CLI_STRING, ex_opts, mask, "EXPR",
 		       "restrict every normalisation to the mask's entries (an expression or "
 		       "mask file, bound at S)"),

@@ -224,9 +224,8 @@ static int prune_compute(const prune_opts *o, prune_job *j)
 					      j->res + at);
 	}
 	if (ret) {
-		char msg[512];
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		return mk_error_set(ret, "'%s': %s", o->input, msg);
+		mk_error_prefix("'%s': ", o->input);
+		return ret;
 	}
 	return MK_OK;
 }

@@ -68,9 +68,8 @@ static int tok_one(const tok_run *r, FILE *f, int64_t k, int64_t *prev)
 	int ret = mk_tokenize(r->t, l->text[k], l->len[k], r->cap, r->ids, &n, &full);
 
 	if (ret) {
-		char msg[512];
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		return mk_error_set(ret, "'%s': line %" PRId64 ": %s", r->o->text, l->lineno[k], msg);
+		mk_error_prefix("'%s': line %" PRId64 ": ", r->o->text, l->lineno[k]);
+		return ret;
 	}
 	if (r->o->json) {
 		cJSON *x = tok_json(r, k, n, full);

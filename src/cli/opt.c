@@ -131,8 +131,10 @@ static int opt_defaults(const struct cli_opt *t, void *opts)
 		if (!t[k].def || t[k].flags & CLI_DEPRECATED)
 			continue;
 		snprintf(as, sizeof as, "--%s", t[k].name);
-		if ((ret = opt_set(&t[k], opts, t[k].def, as)))
-			return mk_error_set(MK_EINTERNAL, "the default of %s: %s", as, mk_error());
+		if ((ret = opt_set(&t[k], opts, t[k].def, as))) {
+			mk_error_prefix("the default of %s: ", as);
+			return MK_EINTERNAL;
+		}
 	}
 	return MK_OK;
 }

@@ -62,46 +62,55 @@ struct cli_opt {
 	const char *param;
 };
 
-/* Table entries.  T is the command's options struct, f its field. */
-#define CLI_OPT_FLAG(n, k, T, f, h) {.name = n, .key = k, .type = CLI_FLAG, .off = offsetof(T, f), .help = h}
-#define CLI_OPT_INT(n, k, T, f, m, l, u, d, h)                                                   \
+/* Table entries.  T is the command's options struct, f its field; more
+ * fields may follow, e.g. .param = "tf" (see struct cli_opt). */
+#define CLI_OPT_FLAG(n, k, T, f, h, ...)                                                           \
+	{.name = n, .key = k, .type = CLI_FLAG, .off = offsetof(T, f), .help = h, __VA_ARGS__}
+#define CLI_OPT_INT(n, k, T, f, m, l, u, d, h, ...)                                                \
 	{.name = n, .key = k, .type = CLI_INT, .off = offsetof(T, f), .meta = m, .lo = l, .hi = u, \
-	 .def = d, .help = h}
-#define CLI_OPT_UINT(n, k, T, f, m, d, h)                                                        \
-	{.name = n, .key = k, .type = CLI_UINT, .off = offsetof(T, f), .meta = m, .def = d, .help = h}
-#define CLI_OPT_DOUBLE(n, k, T, f, m, l, u, fl, d, h)                                            \
+	 .def = d, .help = h, __VA_ARGS__}
+#define CLI_OPT_UINT(n, k, T, f, m, d, h, ...)                                                     \
+	{.name = n, .key = k, .type = CLI_UINT, .off = offsetof(T, f), .meta = m, .def = d,        \
+	 .help = h, __VA_ARGS__}
+#define CLI_OPT_DOUBLE(n, k, T, f, m, l, u, fl, d, h, ...)                                         \
 	{.name = n, .key = k, .type = CLI_DOUBLE, .off = offsetof(T, f), .meta = m, .lo = l,       \
-	 .hi = u, .flags = fl, .def = d, .help = h}
-#define CLI_OPT_SIZE(n, k, T, f, m, d, h)                                                        \
-	{.name = n, .key = k, .type = CLI_SIZE, .off = offsetof(T, f), .meta = m, .def = d, .help = h}
-#define CLI_OPT_ENUM(n, k, T, f, m, w, v, d, h)                                                  \
+	 .hi = u, .flags = fl, .def = d, .help = h, __VA_ARGS__}
+#define CLI_OPT_SIZE(n, k, T, f, m, d, h, ...)                                                     \
+	{.name = n, .key = k, .type = CLI_SIZE, .off = offsetof(T, f), .meta = m, .def = d,        \
+	 .help = h, __VA_ARGS__}
+#define CLI_OPT_ENUM(n, k, T, f, m, w, v, d, h, ...)                                               \
 	{.name = n, .key = k, .type = CLI_ENUM, .off = offsetof(T, f), .meta = m, .words = w,      \
-	 .values = v, .def = d, .help = h}
-#define CLI_OPT_STRING(n, k, T, f, m, h)                                                         \
-	{.name = n, .key = k, .type = CLI_STRING, .off = offsetof(T, f), .meta = m, .help = h}
-#define CLI_OPT_FILE(n, k, T, f, m, h)                                                           \
-	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h}
+	 .values = v, .def = d, .help = h, __VA_ARGS__}
+#define CLI_OPT_STRING(n, k, T, f, m, h, ...)                                                      \
+	{.name = n, .key = k, .type = CLI_STRING, .off = offsetof(T, f), .meta = m, .help = h,     \
+	 __VA_ARGS__}
+#define CLI_OPT_FILE(n, k, T, f, m, h, ...)                                                        \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,       \
+	 __VA_ARGS__}
 /* a file where "-" means standard output */
-#define CLI_OPT_OUT(n, k, T, f, m, h)                                                            \
-	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
-	 .flags = CLI_STDOUT | CLI_OUTPUT}
+#define CLI_OPT_OUT(n, k, T, f, m, h, ...)                                                         \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,       \
+	 .flags = CLI_STDOUT | CLI_OUTPUT, __VA_ARGS__}
 /* a file the command writes; _H5: into FILE.h5's dataset ds unless it names one */
-#define CLI_OPT_WRITE(n, k, T, f, m, h)                                                          \
-	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
-	 .flags = CLI_OUTPUT}
-#define CLI_OPT_WRITE_H5(n, k, T, f, m, ds, h)                                                   \
-	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
-	 .flags = CLI_OUTPUT, .dataset = ds}
+#define CLI_OPT_WRITE(n, k, T, f, m, h, ...)                                                       \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,       \
+	 .flags = CLI_OUTPUT, __VA_ARGS__}
+#define CLI_OPT_WRITE_H5(n, k, T, f, m, ds, h, ...)                                                \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,       \
+	 .flags = CLI_OUTPUT, .dataset = ds, __VA_ARGS__}
 /* what the command reads: a file, or an expression or path of type ty */
-#define CLI_OPT_READ(n, k, T, f, m, h)                                                           \
-	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,        \
-	 .flags = CLI_INPUT}
-#define CLI_OPT_READ_AS(n, k, ty, T, f, m, h)                                                    \
-	{.name = n, .key = k, .type = ty, .off = offsetof(T, f), .meta = m, .help = h,              \
-	 .flags = CLI_INPUT}
-#define CLI_OPT_LIST(n, k, T, f, m, h)                                                           \
-	{.name = n, .key = k, .type = CLI_LIST, .off = offsetof(T, f), .meta = m, .help = h}
-#define CLI_OPT_CALL(n, k, fn, m, d, h) {.name = n, .key = k, .type = CLI_CALL, .call = fn, .meta = m, .def = d, .help = h}
+#define CLI_OPT_READ(n, k, T, f, m, h, ...)                                                        \
+	{.name = n, .key = k, .type = CLI_FILE, .off = offsetof(T, f), .meta = m, .help = h,       \
+	 .flags = CLI_INPUT, __VA_ARGS__}
+#define CLI_OPT_READ_AS(n, k, ty, T, f, m, h, ...)                                                 \
+	{.name = n, .key = k, .type = ty, .off = offsetof(T, f), .meta = m, .help = h,             \
+	 .flags = CLI_INPUT, __VA_ARGS__}
+#define CLI_OPT_LIST(n, k, T, f, m, h, ...)                                                        \
+	{.name = n, .key = k, .type = CLI_LIST, .off = offsetof(T, f), .meta = m, .help = h,       \
+	 __VA_ARGS__}
+#define CLI_OPT_CALL(n, k, fn, m, d, h, ...)                                                       \
+	{.name = n, .key = k, .type = CLI_CALL, .call = fn, .meta = m, .def = d, .help = h,        \
+	 __VA_ARGS__}
 /* an old spelling: parsed as `to` (declared in the same table), with a note */
 #define CLI_OPT_OLD(n, to) {.name = n, .flags = CLI_DEPRECATED | CLI_HIDDEN, .alias = to}
 #define CLI_OPT_END {.name = NULL}

@@ -12,8 +12,10 @@
  * message in practice; a message is still one line. */
 #define MK_ERRBUF 4096
 #define MK_ERRFILE 1024
+#define MK_ERRPARAM 64
 static _Thread_local char mk_errbuf[MK_ERRBUF];
 static _Thread_local char mk_errfile[MK_ERRFILE];
+static _Thread_local char mk_errparam[MK_ERRPARAM];
 static _Thread_local mk_error_info mk_errinfo;
 
 const char *mk_status_str(int status)
@@ -84,10 +86,22 @@ int mk_error_prefix(const char *fmt, ...)
 
 int mk_error_param(const char *param)
 {
-	size_t len = strlen(mk_errbuf);
+	size_t len = strlen(mk_errbuf), tlen;
+	char tail[MK_ERRPARAM + 4];
 
-	mk_errinfo.param = param;
-	snprintf(mk_errbuf + len, sizeof mk_errbuf - len, " (%s)", param);
+	/* one parameter an error: a caller's own replaces the one it called named */
+	if (mk_errinfo.param) {
+		snprintf(tail, sizeof tail, " (%s)", mk_errinfo.param);
+		tlen = strlen(tail);
+		if (len >= tlen && !strcmp(mk_errbuf + len - tlen, tail))
+			mk_errbuf[len -= tlen] = '\0';
+		mk_errinfo.param = NULL;
+	}
+	if (!param)
+		return mk_errinfo.status;
+	snprintf(mk_errparam, sizeof mk_errparam, "%s", param);
+	mk_errinfo.param = mk_errparam;
+	snprintf(mk_errbuf + len, sizeof mk_errbuf - len, " (%s)", mk_errparam);
 	return mk_errinfo.status;
 }
 
@@ -171,8 +185,8 @@ int mk_check_memory(uint64_t bytes, uint64_t limit, const char *what)
 		return MK_OK;
 	mk_format_bytes(bytes, need, sizeof need);
 	mk_format_bytes(limit, cap, sizeof cap);
-	return mk_error_set(MK_ERANGE, "%s would need %s, over the memory limit of %s (--max-memory)",
-			    what, need, cap);
+	mk_error_set(MK_ERANGE, "%s would need %s, over the memory limit of %s", what, need, cap);
+	return mk_error_param("max_memory");
 }
 
 int mk_parse_size(const char *s, uint64_t *out)

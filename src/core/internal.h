@@ -98,12 +98,6 @@ int mk_io_read_flex(const char *path, uint64_t max_memory, mk_mask **out);
  * open by name, such as libhdf5). */
 int mk_input_check(const char *path);
 
-/* Reads a whole regular file (mk_input_open's checks) into a NUL-terminated
- * buffer, refusing one larger than max_bytes (MK_EFORMAT, naming `what`) or
- * one holding a NUL byte.  *text is freed with free(). */
-int mk_text_read(const char *path, uint64_t max_bytes, const char *what, char **text,
-		 size_t *len);
-
 /* Writes through a temporary file renamed over path on success. */
 int mk_io_atomic(const char *path,
 		 int (*write)(const char *tmp_path, void *arg), void *arg);

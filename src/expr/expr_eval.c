@@ -43,11 +43,9 @@ static int mk_bind_file_size(const mk_node *x, const char *first, int64_t *n, in
 		if (first)
 			return mk_error_set(MK_EINVAL, "mask sizes differ: '%s' has %s but '%s' "
 					    "has %s", first, a, x->path, b);
-		if (*n == *kv)
-			return mk_error_set(MK_EINVAL, "mask sizes differ: --n is %" PRId64
-					    " but '%s' has %s", *n, x->path, b);
-		return mk_error_set(MK_EINVAL, "mask sizes differ: --q-len and --kv-len give %s "
-				    "but '%s' has %s", a, x->path, b);
+		mk_error_set(MK_EINVAL, "mask sizes differ: %s given but '%s' has %s", a, x->path,
+			     b);
+		return mk_error_param(*n == *kv ? "n" : "kv_len");
 	}
 	*n = fn;
 	*kv = fk;
@@ -140,8 +138,10 @@ int mk_expr_bind(mk_expr *e, const mk_bind_opts *o)
 		return ret;
 	if ((ret = mk_bind_files(e->root, o, &first, &n, &kv)))
 		return ret;
-	if (n == 0)
-		return mk_error_set(MK_EINVAL, "the sequence length is not known: give --n");
+	if (n == 0) {
+		mk_error_set(MK_EINVAL, "the sequence length is not known: give it");
+		return mk_error_param("n");
+	}
 	e->n = n;
 	e->kv = kv;
 	e->grid = n > kv ? n : kv;

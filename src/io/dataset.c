@@ -70,8 +70,10 @@ static int ds_candidates(mk_dataset *d, char **pick)
 	int ret = MK_OK;
 
 	for (int r = 0; r < 4 && ret == MK_OK; r++)
-		ret = mk_h5_datasets(d->file, d->path, r + 2, NULL, " (give --dataset PATH)", &all[r],
+		ret = mk_h5_datasets(d->file, d->path, r + 2, NULL, "; name the data", &all[r],
 				     &counts[r]);
+	if (ret == MK_EFORMAT) /* the file's datasets could not be listed */
+		mk_error_param("dataset");
 	for (int r = 0; r < 4 && ret == MK_OK; r++)
 		for (size_t k = 0; k < counts[r]; k++)
 			if (strcmp(all[r][k], d->lengths_name) && total < 64)
@@ -81,8 +83,9 @@ static int ds_candidates(mk_dataset *d, char **pick)
 				   "maps [samples, layers, heads, N, N]) in the file", d->path);
 	else if (ret == MK_OK && total > 1) {
 		mk_h5_join(list, sizeof list, names, total);
-		ret = mk_error_set(MK_EFORMAT, "'%s': %zu datasets could be the data: %s (give "
-				   "--dataset PATH)", d->path, total, list);
+		mk_error_set(MK_EFORMAT, "'%s': %zu datasets could be the data: %s; name one",
+			     d->path, total, list);
+		ret = mk_error_param("dataset");
 	} else if (ret == MK_OK && !(*pick = strdup(names[0])))
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 	for (int r = 0; r < 4; r++)
@@ -127,19 +130,24 @@ static int ds_axes(mk_dataset *d, const char *axes, int rank)
 		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has %d dimensions; expected 2 to 5 "
 				    "([samples, layers, heads, N, N] with optional leading axes)",
 				    d->path, d->name, rank);
-	if ((int)strlen(a) != rank - 2)
-		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has %d dimensions, but --axes '%s' "
-				    "names %zu leading axes (it needs %d)", d->path, d->name, rank,
-				    a, strlen(a), rank - 2);
+	if ((int)strlen(a) != rank - 2) {
+		mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has %d dimensions, but the axes '%s' "
+			     "name %zu leading axes where it needs %d", d->path, d->name, rank, a,
+			     strlen(a), rank - 2);
+		return mk_error_param("axes");
+	}
 	d->axis_s = d->axis_l = d->axis_h = -1;
 	for (int k = 0; a[k]; k++) {
 		int *slot = a[k] == 's' ? &d->axis_s : a[k] == 'l' ? &d->axis_l
 			  : a[k] == 'h' ? &d->axis_h : NULL;
-		if (!slot)
-			return mk_error_set(MK_EINVAL, "--axes '%s': unknown axis '%c' (use s, l, h "
-					    "for samples, layers, heads)", a, a[k]);
-		if (*slot >= 0)
-			return mk_error_set(MK_EINVAL, "--axes '%s': axis '%c' given twice", a, a[k]);
+		if (!slot || *slot >= 0) {
+			if (!slot)
+				mk_error_set(MK_EINVAL, "axes '%s': unknown axis '%c'; use s, l, h for "
+					     "samples, layers, heads", a, a[k]);
+			else
+				mk_error_set(MK_EINVAL, "axes '%s': axis '%c' given twice", a, a[k]);
+			return mk_error_param("axes");
+		}
 		*slot = k;
 	}
 	return MK_OK;
@@ -504,14 +512,12 @@ static int ds_check_floats(const mk_dataset *d, mk_dataset_block *b)
 
 /* A read that fails before its H5Dread still takes part in a collective
  * one, so that the other ranks are not left inside it. */
+static herr_t ds_read_none(mk_dataset *d);
+
 static int ds_read_failed(mk_dataset *d, int ret)
 {
-	if (d->dxpl != H5P_DEFAULT) {
-		char msg[512];
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		mk_dataset_read_none(d);
-		mk_error_set(ret, "%s", msg);
-	}
+	if (d->dxpl != H5P_DEFAULT)
+		(void)ds_read_none(d); /* the first failure is the one told */
 	return ret;
 }
 
@@ -566,7 +572,7 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 	return MK_OK;
 }
 
-int mk_dataset_read_none(mk_dataset *d)
+static herr_t ds_read_none(mk_dataset *d)
 {
 	hid_t fspace = H5Dget_space(d->dset), mspace = H5Scopy(fspace);
 	herr_t st = -1;
@@ -578,6 +584,11 @@ int mk_dataset_read_none(mk_dataset *d)
 		H5Sclose(mspace);
 	if (fspace >= 0)
 		H5Sclose(fspace);
-	return st < 0 ? mk_error_set(MK_EFORMAT, "'%s': an empty collective read of '%s' failed",
-				     d->path, d->name) : MK_OK;
+	return st;
+}
+
+int mk_dataset_read_none(mk_dataset *d)
+{
+	return ds_read_none(d) < 0 ? mk_error_set(MK_EFORMAT, "'%s': an empty collective read "
+						  "of '%s' failed", d->path, d->name) : MK_OK;
 }

@@ -157,13 +157,16 @@ static int qk_project(const mk_tensor *x, const mk_tensor *w, const float *b, in
 	if (x->rank != 2 || w->rank != 2)
 		return mk_error_set(MK_EINVAL, "x and %s must be matrices ([S, D] and %s)", what,
 				    tf ? "[D, heads d]" : "[heads d, D]");
-	if (win != dm)
-		return mk_error_set(MK_EINVAL, "%s has %lld inputs but x has D = %lld (is it "
-				    "stored the other way round? see --linear)", what,
-				    (long long)win, (long long)dm);
-	if (o % heads)
-		return mk_error_set(MK_EINVAL, "%s has %lld outputs, not a multiple of --heads "
-				    "%lld", what, (long long)o, (long long)heads);
+	if (win != dm) {
+		mk_error_set(MK_EINVAL, "%s has %lld inputs but x has D = %lld; is it stored the "
+			     "other way round?", what, (long long)win, (long long)dm);
+		return mk_error_param("tf");
+	}
+	if (o % heads) {
+		mk_error_set(MK_EINVAL, "%s has %lld outputs, not a multiple of the %lld heads", what,
+			     (long long)o, (long long)heads);
+		return mk_error_param("heads");
+	}
 	d = o / heads;
 	if (s > INT_MAX || o > INT_MAX || dm > INT_MAX)
 		return mk_error_set(MK_ERANGE, "x and %s are too large for BLAS (a dimension above "
@@ -247,9 +250,10 @@ static int qk_read_layer(const qk_file *f, int64_t heads, bool tf, uint64_t max_
 	float *b = NULL;
 	int ret;
 
-	if (heads < 1)
-		return mk_error_set(MK_EINVAL, "%s holds x, wq and wk: give the head count with "
-				    "--heads H", f->path);
+	if (heads < 1) {
+		mk_error_set(MK_EINVAL, "%s holds x, wq and wk: give the head count", f->path);
+		return mk_error_param("heads");
+	}
 	if ((ret = qk_tensor(f, "x", max_memory, &x)))
 		return ret;
 	for (int t = 0; t < 2 && ret == MK_OK; t++) {
@@ -295,9 +299,11 @@ int mk_qk_read(const char *spec, int64_t heads, bool tf, uint64_t max_memory, mk
 		    (ret = qk_tensor(&f, "k", max_memory, &k)))
 			goto cleanup;
 		ret = mk_qk_adopt(&q, &k, out);
-		if (ret == MK_OK && heads > 0 && heads != out->heads)
-			ret = mk_error_set(MK_EINVAL, "--heads %lld but q and k hold %lld heads",
-					   (long long)heads, (long long)out->heads);
+		if (ret == MK_OK && heads > 0 && heads != out->heads) {
+			mk_error_set(MK_EINVAL, "%lld heads given but q and k hold %lld",
+				     (long long)heads, (long long)out->heads);
+			ret = mk_error_param("heads");
+		}
 	} else if (qk_has(&f, "x") && qk_has(&f, "wq") && qk_has(&f, "wk")) {
 		if ((ret = qk_read_layer(&f, heads, tf, max_memory, &q, &k)) == MK_OK)
 			ret = mk_qk_adopt(&q, &k, out);
@@ -327,10 +333,12 @@ static int qk_open4(const qk_file *f, const char *name, hid_t *d, hsize_t dims[4
 	int ok;
 
 	snprintf(full, sizeof full, "%s/%s", f->group, name);
-	if (!mk_h5_is_dataset(f->h, full))
-		return mk_error_set(MK_EFORMAT, "%s: no dataset '%s' (--sample takes a group holding "
-				    "q and k [samples, heads, N, dk], as maskkit encode --qk writes)",
-				    f->path, full);
+	if (!mk_h5_is_dataset(f->h, full)) {
+		mk_error_set(MK_EFORMAT, "%s: no dataset '%s'; a sample is read from a group holding "
+			     "q and k [samples, heads, N, dk], as maskkit encode --qk writes",
+			     f->path, full);
+		return mk_error_param("sample");
+	}
 	if ((*d = H5Dopen2(f->h, full, H5P_DEFAULT)) < 0)
 		return mk_error_set(MK_EFORMAT, "%s: cannot open '%s'", f->path, full);
 	sp = H5Dget_space(*d);
@@ -338,9 +346,11 @@ static int qk_open4(const qk_file *f, const char *name, hid_t *d, hsize_t dims[4
 	     H5Sget_simple_extent_dims(sp, dims, NULL) == 4;
 	if (sp >= 0)
 		H5Sclose(sp);
-	if (!ok)
-		return mk_error_set(MK_EFORMAT, "%s: '%s' must be [samples, heads, N, dk] for "
-				    "--sample", f->path, full);
+	if (!ok) {
+		mk_error_set(MK_EFORMAT, "%s: '%s' must be [samples, heads, N, dk] to read a sample",
+			     f->path, full);
+		return mk_error_param("sample");
+	}
 	return mk_h5_check_layout(*d, f->path, full, 4, dims);
 }
 
@@ -395,9 +405,10 @@ int mk_qk_read_sample(const char *spec, int64_t sample, uint64_t max_memory, mk_
 		goto cleanup;
 	}
 	if (sample < 0 || (hsize_t)sample >= qd[0]) {
-		ret = mk_error_set(MK_EINVAL, "--sample %lld, but '%s' holds %llu samples (0 to %llu)",
-				   (long long)sample, *f.group ? f.group : "/",
-				   (unsigned long long)qd[0], (unsigned long long)qd[0] - 1);
+		mk_error_set(MK_EINVAL, "sample %lld, but '%s' holds %llu samples, 0 to %llu",
+			     (long long)sample, *f.group ? f.group : "/",
+			     (unsigned long long)qd[0], (unsigned long long)qd[0] - 1);
+		ret = mk_error_param("sample");
 		goto cleanup;
 	}
 	/* the sample's real length: the file's /lengths, else all N rows */

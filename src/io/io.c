@@ -123,46 +123,52 @@ int mk_input_check(const char *path)
 	return ret;
 }
 
-int mk_text_read(const char *path, uint64_t max_bytes, const char *what, char **text,
-		 size_t *len)
+int mk_file_read(const char *path, uint64_t max_bytes, const char *what, unsigned flags,
+		 char **buf, size_t *len)
 {
 	struct stat st;
+	const char *nul;
 	FILE *f;
 	int ret;
 
-	*text = NULL;
+	*buf = NULL;
 	*len = 0;
-	if ((ret = mk_input_open(path, (void **)&f)))
+	if ((ret = mk_input_open(path, (void **)&f))) {
+		mk_error_file(path);
 		return ret;
+	}
 	if (fstat(fileno(f), &st) != 0) {
 		ret = mk_error_errno(errno, "'%s'", path);
 		goto cleanup;
 	}
 	if ((uint64_t)st.st_size > max_bytes) {
-		ret = mk_error_set(MK_EFORMAT, "'%s': %" PRIu64 " bytes, more than a %s may have "
-				   "(%" PRIu64 ")", path, (uint64_t)st.st_size, what, max_bytes);
+		*len = (size_t)st.st_size; /* for a caller whose limit is not in bytes */
+		ret = mk_error_set(MK_ERANGE, "'%s': %" PRIu64 " bytes is too large for %s (at most "
+				   "%" PRIu64 ")", path, (uint64_t)st.st_size, what, max_bytes);
 		goto cleanup;
 	}
-	if (!(*text = malloc((size_t)st.st_size + 1))) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	if (!(*buf = malloc((size_t)st.st_size + 1))) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory for '%s'", path);
 		goto cleanup;
 	}
-	*len = fread(*text, 1, (size_t)st.st_size, f);
+	*len = fread(*buf, 1, (size_t)st.st_size, f);
 	if (*len != (size_t)st.st_size) {
 		ret = mk_error_set(MK_ESYS, "'%s': read failed: %s", path,
 				   ferror(f) ? strerror(errno) : "file shrank while reading");
 		goto cleanup;
 	}
-	(*text)[*len] = '\0';
-	if (memchr(*text, '\0', *len))
-		ret = mk_error_set(MK_EFORMAT, "'%s': a NUL byte at offset %zu in a %s", path,
-				   (size_t)((char *)memchr(*text, '\0', *len) - *text), what);
+	(*buf)[*len] = '\0';
+	if ((flags & MK_FILE_TEXT) && (nul = memchr(*buf, '\0', *len)))
+		ret = mk_error_set(MK_EFORMAT, "'%s': a NUL byte at offset %zu in %s", path,
+				   (size_t)(nul - *buf), what);
 cleanup:
 	fclose(f);
 	if (ret) {
-		free(*text);
-		*text = NULL;
-		*len = 0;
+		free(*buf);
+		*buf = NULL;
+		if (ret != MK_ERANGE)
+			*len = 0;
+		mk_error_file(path);
 	}
 	return ret;
 }
@@ -232,12 +238,12 @@ static int mk_io_mktemp(const char *path, const char *target, const struct stat 
  * all; an expression may name several files, so say which one failed. */
 int mk_io_name_error(int ret, const char *path)
 {
-	char msg[512];
-
-	if (ret == MK_OK || strstr(mk_error(), path))
+	if (ret == MK_OK)
 		return ret;
-	snprintf(msg, sizeof msg, "%s", mk_error());
-	return mk_error_set(ret, "'%s': %s", path, msg);
+	if (!strstr(mk_error(), path))
+		mk_error_prefix("'%s': ", path);
+	mk_error_file(path);
+	return ret;
 }
 
 /* *out: the file a chain of symbolic links ends at, which need not exist

@@ -131,7 +131,6 @@ static int mk_stack_write_tmp(const char *tmp_path, void *arg)
 int mk_write_stack_h5(const char *path, const mk_stack *s)
 {
 	struct mk_stack_job job;
-	char msg[512];
 	int ret;
 
 	if (!path)
@@ -140,9 +139,5 @@ int mk_write_stack_h5(const char *path, const mk_stack *s)
 	if (ret == MK_OK)
 		ret = mk_io_atomic(path, mk_stack_write_tmp, &job);
 	/* HDF5 sees only the temporary file: name the real one */
-	if (ret && !strstr(mk_error(), path)) {
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		ret = mk_error_set(ret, "'%s': %s", path, msg);
-	}
-	return ret;
+	return mk_io_name_error(ret, path);
 }

@@ -130,48 +130,23 @@ out:
 
 static int mk_json_slurp(const char *path, uint64_t max_memory, char **text, size_t *len)
 {
+	uint64_t limit = max_memory ? max_memory : MK_DEFAULT_MAX_MEMORY, need;
 	char what[64 + 256];
-	uint64_t need;
-	struct stat st;
-	FILE *f;
-	int ret;
+	int ret = mk_file_read(path, limit / MK_JSON_BYTES_PER_CHAR, "a JSON mask", MK_FILE_TEXT,
+			       text, len);
 
-	*text = NULL;
-	ret = mk_input_open(path, (void **)&f);
-	if (ret)
-		return ret;
-	if (fstat(fileno(f), &st) != 0) {
-		ret = mk_error_set(MK_EIO, "'%s': %s", path, strerror(errno));
-		goto out;
+	/* the limit is on parsing: over it, say so in memory */
+	if (ret == MK_ERANGE && mk_mul_u64((uint64_t)*len, MK_JSON_BYTES_PER_CHAR, &need) == MK_OK) {
+		snprintf(what, sizeof what, "parsing the JSON mask '%s'", path);
+		if (mk_check_memory(need, max_memory, what))
+			mk_error_file(path);
 	}
-	if (st.st_size == 0) {
-		ret = mk_error_set(MK_EFORMAT, "'%s': empty file, expected JSON", path);
-		goto out;
-	}
-	snprintf(what, sizeof what, "parsing the JSON mask '%s'", path);
-	ret = mk_mul_u64((uint64_t)st.st_size, MK_JSON_BYTES_PER_CHAR, &need);
-	if (ret == MK_OK)
-		ret = mk_check_memory(need, max_memory, what);
-	if (ret)
-		goto out;
-	*len = (size_t)st.st_size;
-	*text = malloc(*len + 1);
-	if (!*text) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (fread(*text, 1, *len, f) != *len) {
-		ret = mk_error_set(MK_ESYS, "'%s': read failed: %s", path,
-				   ferror(f) ? strerror(errno) : "file shrank while reading");
-		goto out;
-	}
-	(*text)[*len] = '\0';
-out:
-	if (ret) {
+	if (ret == MK_OK && *len == 0) {
 		free(*text);
 		*text = NULL;
+		ret = mk_error_set(MK_EFORMAT, "'%s': empty file, expected JSON", path);
+		mk_error_file(path);
 	}
-	fclose(f);
 	return ret;
 }
 
@@ -344,9 +319,7 @@ int mk_io_read_json(const char *path, uint64_t max_memory, mk_mask **out)
 	if (ret)
 		return ret;
 	root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
-	if (strlen(text) != len)
-		ret = mk_error_set(MK_EFORMAT, "'%s': not valid JSON (contains a NUL byte)", path);
-	else if (!root)
+	if (!root)
 		ret = mk_json_syntax_error(path, text, end);
 	else if (cJSON_IsArray(root))
 		ret = mk_json_read_dense(path, root, max_memory, out);

@@ -100,7 +100,7 @@ int mk_model_config_read(const char *path, mk_model_config *out)
 	} else if (snprintf(file, sizeof file, "%s", path) >= (int)sizeof file) {
 		return mk_error_set(MK_EINVAL, "'%s': path too long", path);
 	}
-	if ((ret = mk_text_read(file, MC_MAX_BYTES, "config.json", &text, &len)))
+	if ((ret = mk_file_read(file, MC_MAX_BYTES, "a config.json", MK_FILE_TEXT, &text, &len)))
 		return ret;
 	snprintf(out->path, sizeof out->path, "%s", file);
 	if (!(ret = mk_json_parse_strict(file, text, len, &j)))

@@ -133,7 +133,8 @@ int mk_st_open_index(const char *index, mk_st **out)
 	}
 	if (slash == index) /* an index in / */
 		dir[0] = '\0';
-	if ((ret = mk_text_read(index, STI_MAX_BYTES, "safetensors index", &text, &len)))
+	if ((ret = mk_file_read(index, STI_MAX_BYTES, "a safetensors index", MK_FILE_TEXT, &text,
+				&len)))
 		goto cleanup;
 	if ((ret = mk_json_parse_strict(index, text, len, &j)))
 		goto cleanup;

@@ -40,8 +40,9 @@ static int encode_alloc(int64_t count, int64_t max_len, uint64_t max_memory, mk_
 	if (need > max_memory) {
 		mk_format_bytes(need, a, sizeof a);
 		mk_format_bytes(max_memory, b, sizeof b);
-		return mk_error_set(MK_ERANGE, "the token ids of %" PRId64 " samples take %s, more "
-				    "than --max-memory %s (use --limit)", count, a, b);
+		mk_error_set(MK_ERANGE, "the token ids of %" PRId64 " samples take %s, more than "
+			     "the memory limit of %s: take fewer samples", count, a, b);
+		return mk_error_param("limit");
 	}
 	if (!(out->ids = calloc((size_t)count * (size_t)max_len, sizeof *out->ids)) ||
 	    !(out->len = calloc((size_t)count, sizeof *out->len))) {
@@ -68,7 +69,6 @@ int mk_encode_tokenize(const mk_tokenizer *t, const mk_text_lines *texts, int64_
 		       int64_t limit, uint64_t max_memory, mk_encode_ids *out)
 {
 	int64_t count = limit > 0 && limit < texts->count ? limit : texts->count;
-	char msg[400];
 	int ret;
 
 	if (count < 1)
@@ -80,9 +80,9 @@ int mk_encode_tokenize(const mk_tokenizer *t, const mk_text_lines *texts, int64_
 		ret = mk_tokenize(t, texts->text[s], texts->len[s], max_len, out->ids + s * max_len,
 				  &out->len[s], &full);
 		if (ret) {
-			snprintf(msg, sizeof msg, "%s", mk_error());
 			mk_encode_ids_release(out);
-			return mk_error_set(ret, "line %" PRId64 ": %s", texts->lineno[s], msg);
+			mk_error_prefix("line %" PRId64 ": ", texts->lineno[s]);
+			return ret;
 		}
 		out->truncated += full > out->len[s];
 	}
@@ -140,13 +140,14 @@ static int64_t encode_count_lines(const char *text, size_t len)
 int mk_encode_ids_read(const char *path, int64_t vocab, int64_t max_len, int64_t limit,
 		       uint64_t max_memory, mk_encode_ids *out)
 {
-	char *text = NULL, msg[400];
+	char *text = NULL;
 	size_t len = 0;
 	int64_t count, lineno = 0, s = 0;
 	int ret;
 
 	memset(out, 0, sizeof *out);
-	if ((ret = mk_text_read(path, ENCODE_IDS_MAX_BYTES, "the ids file", &text, &len)))
+	if ((ret = mk_file_read(path, ENCODE_IDS_MAX_BYTES, "an ids file", MK_FILE_TEXT, &text,
+				&len)))
 		return ret;
 	count = encode_count_lines(text, len);
 	count = limit > 0 && limit < count ? limit : count;
@@ -171,8 +172,8 @@ int mk_encode_ids_read(const char *path, int64_t vocab, int64_t max_len, int64_t
 		p = stop + 1;
 	}
 	if (ret) {
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		ret = mk_error_set(ret, "'%s': %s", path, msg);
+		mk_error_prefix("'%s': ", path);
+		mk_error_file(path);
 		mk_encode_ids_release(out);
 		goto cleanup;
 	}

@@ -98,7 +98,7 @@ int mk_encoder_set_mask(mk_encoder *e, const char *spec, uint64_t seed)
 	if (!spec)
 		return MK_OK;
 	if ((ret = mk_expr_parse(spec, &x)))
-		return ret;
+		return mk_error_param("mask");
 	mk_expr_free(x);
 	e->mask_seed = seed;
 	if (!(e->mask_spec = strdup(spec)) ||
@@ -111,7 +111,7 @@ int mk_encoder_set_mask(mk_encoder *e, const char *spec, uint64_t seed)
 static int enc_mask_at(mk_encoder *e, int64_t n)
 {
 	mk_expr *x = NULL;
-	char msg[400];
+	const char *param;
 	int ret;
 
 	if (e->masks[n])
@@ -127,9 +127,11 @@ static int enc_mask_at(mk_encoder *e, int64_t n)
 	if (ret) {
 		mk_mask_free(e->masks[n]);
 		e->masks[n] = NULL;
-		snprintf(msg, sizeof msg, "%s", mk_error());
-		ret = mk_error_set(ret, "--mask '%s' at a sentence of %" PRId64 " tokens: %s",
-				   e->mask_spec, n, msg);
+		param = mk_error_get()->param;
+		mk_error_prefix("the mask '%s' at a sentence of %" PRId64 " tokens: ", e->mask_spec,
+				n);
+		if (!param || !strcmp(param, "n")) /* n is the sentence's: the mask is at fault */
+			mk_error_param("mask");
 	}
 	return ret;
 }
@@ -148,9 +150,10 @@ static int enc_reserve(mk_encoder *e, int64_t count, int64_t tokens, int64_t cel
 	if (need > w->max_memory) {
 		mk_format_bytes(need, a, sizeof a);
 		mk_format_bytes(w->max_memory, b, sizeof b);
-		return mk_error_set(MK_ERANGE, "a batch of %" PRId64 " sentences (%" PRId64 " tokens) "
-				    "needs %s, more than --max-memory %s (use a smaller --batch)",
-				    count, tokens, a, b);
+		mk_error_set(MK_ERANGE, "a batch of %" PRId64 " sentences (%" PRId64 " tokens) needs "
+			     "%s, more than the memory limit of %s: use a smaller batch", count,
+			     tokens, a, b);
+		return mk_error_param("batch");
 	}
 	if (tokens > w->tokens) {
 		float **buf[] = {&w->x, &w->qkv, &w->ctx, &w->tmp, &w->inter};
@@ -443,9 +446,11 @@ int mk_encoder_forward(mk_encoder *e, const mk_encoder_batch *b)
 
 	if ((ret = enc_plan(e, b, &tokens, &cells)))
 		return ret;
-	if (tokens > INT32_MAX / (3 * e->c.hidden) || tokens * e->c.intermediate > INT32_MAX)
-		return mk_error_set(MK_ERANGE, "a batch of %" PRId64 " tokens is too large for BLAS "
-				    "(use a smaller --batch)", tokens);
+	if (tokens > INT32_MAX / (3 * e->c.hidden) || tokens * e->c.intermediate > INT32_MAX) {
+		mk_error_set(MK_ERANGE, "a batch of %" PRId64 " tokens is too large for BLAS: use a "
+			     "smaller batch", tokens);
+		return mk_error_param("batch");
+	}
 	if ((ret = mk_blas_room(threads)) || (ret = enc_embed(e, b)))
 		return ret;
 	e->t.embed += (t = enc_now()) - t0;

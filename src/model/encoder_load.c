@@ -485,8 +485,9 @@ int mk_encoder_load(mk_weights *w, const mk_model_config *c, uint64_t max_memory
 	if (load_bytes(c) > max_memory) {
 		mk_format_bytes(load_bytes(c), need, sizeof need);
 		mk_format_bytes(max_memory, lim, sizeof lim);
-		ret = mk_error_set(MK_ERANGE, "the weights take %s, more than --max-memory %s",
-				   need, lim);
+		mk_error_set(MK_ERANGE, "the weights take %s, more than the memory limit of %s",
+			     need, lim);
+		ret = mk_error_param("max_memory");
 		goto cleanup;
 	}
 	e->w.max_memory = max_memory;

@@ -97,8 +97,9 @@ int mk_qk_from_model(const char *model, const char *tokenizer, const char *text,
 		goto cleanup;
 	c = mk_encoder_config(e);
 	if (layer < 0 || layer >= c->layers) {
-		ret = mk_error_set(MK_EINVAL, "--layer %" PRId64 ": '%s' has %" PRId64 " layers (0..%"
-				   PRId64 ")", layer, model, c->layers, c->layers - 1);
+		mk_error_set(MK_EINVAL, "layer %" PRId64 ": '%s' has %" PRId64 " layers, 0..%" PRId64,
+			     layer, model, c->layers, c->layers - 1);
+		ret = mk_error_param("layer");
 		goto cleanup;
 	}
 	max_len = max_len < mk_encoder_max_len(e) ? max_len : mk_encoder_max_len(e);

@@ -190,7 +190,7 @@ int mk_text_lines_read(const char *path, uint64_t max_bytes, bool sentences, mk_
 	int ret;
 
 	memset(out, 0, sizeof *out);
-	if ((ret = mk_text_read(path, max_bytes, "text file", &text, &len)))
+	if ((ret = mk_file_read(path, max_bytes, "a text file", MK_FILE_TEXT, &text, &len)))
 		return ret;
 	out->buf = text;
 	for (p = text; p < text + len; p = end + 1) {

@@ -216,6 +216,7 @@ static int tk_json_post(const mk_tokenizer *t, const char *file, const cJSON *j,
 static int tk_json_added(mk_tokenizer *t, const char *file, const cJSON *j)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "added_tokens"), *x;
+	int ret;
 
 	cJSON_ArrayForEach(x, a) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(x, "content");
@@ -226,10 +227,10 @@ static int tk_json_added(mk_tokenizer *t, const char *file, const cJSON *j)
 					    "of the vocabulary, \"content\": a string}", file);
 		/* matched by its content, whatever the vocabulary spells its id
 		 * (the tokenizers library does) */
-		if (tk_add_literal(t, c->valuestring, (int32_t)id->valuedouble)) {
-			char msg[256];
-			snprintf(msg, sizeof msg, "%s", mk_error());
-			return mk_error_set(MK_EFORMAT, "'%s': %s", file, msg);
+		if ((ret = tk_add_literal(t, c->valuestring, (int32_t)id->valuedouble))) {
+			mk_error_prefix("'%s': ", file);
+			mk_error_file(file);
+			return ret;
 		}
 	}
 	return MK_OK;
@@ -258,7 +259,7 @@ int tk_open_json(mk_tokenizer *t, const char *file)
 	cJSON *j = NULL;
 	int ret;
 
-	if ((ret = tk_read_json(file, TK_MAX_BYTES, "tokenizer.json", &j)) ||
+	if ((ret = tk_read_json(file, TK_MAX_BYTES, "a tokenizer.json", &j)) ||
 	    (ret = tk_json_model(t, file, cJSON_GetObjectItemCaseSensitive(j, "model"), &unk)) ||
 	    (ret = tk_json_pipeline(t, file, j)) ||
 	    (ret = tk_json_post(t, file, j, &cls, &sep, post)) ||

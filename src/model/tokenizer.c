@@ -129,6 +129,7 @@ int tk_specials(mk_tokenizer *t, const char *file, const char *names[5])
 {
 	int32_t *ids[5] = {&t->sp.cls, &t->sp.sep, &t->sp.unk, &t->sp.pad, &t->sp.mask};
 	const char *what[5] = {"cls", "sep", "unk", "pad", "mask"};
+	int ret;
 
 	for (int k = 0; k < 5; k++) {
 		int64_t id = mk_tokenizer_lookup(t, names[k], strlen(names[k]));
@@ -136,10 +137,10 @@ int tk_specials(mk_tokenizer *t, const char *file, const char *names[5])
 		if (id < 0 && k < 3)
 			return mk_error_set(MK_EFORMAT, "'%s': the %s token \"%s\" is not in the "
 					    "vocabulary", file, what[k], names[k]);
-		if (id >= 0 && tk_add_literal(t, t->tok[id], (int32_t)id)) {
-			char msg[256];
-			snprintf(msg, sizeof msg, "%s", mk_error());
-			return mk_error_set(MK_EFORMAT, "'%s': %s", file, msg);
+		if (id >= 0 && (ret = tk_add_literal(t, t->tok[id], (int32_t)id))) {
+			mk_error_prefix("'%s': ", file);
+			mk_error_file(file);
+			return ret;
 		}
 	}
 	return MK_OK;
@@ -170,7 +171,7 @@ int tk_read_json(const char *file, uint64_t max, const char *what, cJSON **out)
 {
 	char *text = NULL;
 	size_t len;
-	int ret = mk_text_read(file, max, what, &text, &len);
+	int ret = mk_file_read(file, max, what, MK_FILE_TEXT, &text, &len);
 
 	*out = NULL;
 	if (ret)
@@ -198,7 +199,7 @@ static int tk_txt_config(mk_tokenizer *t, const char *dir, cJSON **cfg)
 	if ((size_t)snprintf(file, sizeof file, "%s/tokenizer_config.json", dir) >= sizeof file ||
 	    stat(file, &st) != 0)
 		return MK_OK;
-	if ((ret = tk_read_json(file, TK_CONFIG_MAX_BYTES, "tokenizer_config.json", cfg)) ||
+	if ((ret = tk_read_json(file, TK_CONFIG_MAX_BYTES, "a tokenizer_config.json", cfg)) ||
 	    (ret = tk_bool(*cfg, file, "do_lower_case", &t->lower)) ||
 	    (ret = tk_bool(*cfg, file, "tokenize_chinese_chars", &t->chinese)))
 		return ret;
@@ -214,7 +215,7 @@ static int tk_open_txt(mk_tokenizer *t, const char *file, const char *dir)
 	size_t len;
 	int ret;
 
-	if ((ret = mk_text_read(file, TK_MAX_BYTES, "vocabulary", &text, &len)))
+	if ((ret = mk_file_read(file, TK_MAX_BYTES, "a vocabulary", MK_FILE_TEXT, &text, &len)))
 		return ret;
 	for (size_t k = 0; k < len; k++)
 		n += text[k] == '\n';

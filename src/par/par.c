@@ -32,6 +32,7 @@
 typedef struct par_hdr {
 	int32_t status, rank;
 	char msg[PAR_MSG];
+	char param[64]; /* the parameter the message names, its " (param)" cut from msg */
 } par_hdr;
 
 static bool par_pending;
@@ -90,6 +91,10 @@ static int par_local_size = 1;
  * (rank 0's own failures read as they do without MPI). */
 static void par_message(par_hdr *h, int status)
 {
+	const char *param = mk_error_get()->param;
+	char tail[sizeof h->param + 4];
+	size_t len, tlen;
+
 	h->status = status;
 	h->rank = par_rank_;
 	if (par_rank_ == 0)
@@ -97,6 +102,16 @@ static void par_message(par_hdr *h, int status)
 	else
 		snprintf(h->msg, sizeof h->msg, "rank %d of %d (%s): %s", par_rank_, par_size_,
 			 mk_par_host(), *mk_error() ? mk_error() : mk_status_str(status));
+	/* the parameter travels apart, so that every rank's error names it */
+	if (param && strlen(param) < sizeof h->param) {
+		snprintf(tail, sizeof tail, " (%s)", param);
+		len = strlen(h->msg);
+		tlen = strlen(tail);
+		if (len >= tlen && !strcmp(h->msg + len - tlen, tail)) {
+			h->msg[len - tlen] = '\0';
+			snprintf(h->param, sizeof h->param, "%s", param);
+		}
+	}
 }
 
 /* Launchers announce themselves in the environment: Open MPI's mpirun,
@@ -204,7 +219,8 @@ int mk_par_agree(int status, int *failed_rank)
 		par_message(&h, status);
 	MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, first, MPI_COMM_WORLD);
 	par_agreed = true;
-	return mk_error_set(h.status, "%s", h.msg);
+	mk_error_set(h.status, "%s", h.msg);
+	return h.param[0] ? mk_error_param(h.param) : h.status;
 }
 
 /* The lowest rank holding the hash most ranks hold (a tie: the lowest rank

@@ -28,8 +28,8 @@ int mk_template_read(const char *name, char **text)
 		if ((size_t)snprintf(path, sizeof path, "%s/%s%s", dir, name,
 				     strchr(name, '.') ? "" : ".gp") >= sizeof path)
 			return mk_error_set(MK_EINVAL, "MASKKIT_TEMPLATES '%s' is too long", dir);
-		return mk_text_read(path, MK_TEMPLATE_MAX, "template (MASKKIT_TEMPLATES)", text,
-				    &len);
+		return mk_file_read(path, MK_TEMPLATE_MAX, "a template (MASKKIT_TEMPLATES)",
+				    MK_FILE_TEXT, text, &len);
 	}
 	for (const struct mk_template *t = mk_templates; t->name; t++)
 		if (!strcmp(t->name, name))
