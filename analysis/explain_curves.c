@@ -5,8 +5,6 @@
  * itself (mk_toy_distance_step) on every pair of a grid of cluster sizes.
  */
 #include "config.h"
-#include <errno.h>
-#include <string.h>
 #include <math.h>
 #include <stdlib.h>
 #include "explain_toy.h"
@@ -113,7 +111,7 @@ int mk_toy_distance(const mk_toy_distance_opts *o, mk_toy_distance_result *out)
 				if ((ret = explain_simulate(o, c, out->max_error)))
 					return ret;
 			}
-	return MK_OK;
+	return mk_toy_distance_views(o, out);
 }
 
 void mk_toy_distance_release(mk_toy_distance_result *r)
@@ -124,40 +122,8 @@ void mk_toy_distance_release(mk_toy_distance_result *r)
 	free(r->curve[0]);
 	free(r->curve[1]);
 	free(r->check);
+	free(r->curves[0]);
+	free(r->curves[1]);
+	free(r->shown);
 	*r = (mk_toy_distance_result){0};
-}
-
-typedef struct explain_distance_csv {
-	const mk_toy_distance_opts *o;
-	const mk_toy_distance_result *r;
-} explain_distance_csv;
-
-static int explain_distance_csv_write(void *file, void *arg)
-{
-	const explain_distance_csv *c = arg;
-	const mk_toy_distance_result *r = c->r;
-	FILE *f = file;
-
-	fprintf(f, "kind,a,r,n0,n1,unas,dnas,unas_simulated,dnas_simulated,unas_error,"
-		"dnas_error\n");
-	for (int i = 0; i < c->o->na; i++)
-		for (int64_t k = 0; k < r->nr; k++)
-			fprintf(f, "curve,%.17g,%.17g,,,%.17g,%.17g,,,,\n", c->o->a[i], r->r[k],
-				r->curve[0][i * r->nr + k], r->curve[1][i * r->nr + k]);
-	for (int64_t k = 0; k < r->ncheck; k++) {
-		const mk_toy_check *x = &r->check[k];
-		fprintf(f, "check,%.17g,%.17g,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-			x->a, x->r, (long long)x->n0, (long long)x->n1, x->closed[0], x->closed[1],
-			x->simulated[0], x->simulated[1], fabs(x->closed[0] - x->simulated[0]),
-			fabs(x->closed[1] - x->simulated[1]));
-	}
-	fprintf(f, "max,,,,,,,,,%.17g,%.17g\n", r->max_error[0], r->max_error[1]);
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
-}
-
-int mk_toy_distance_write_csv(const char *path, const mk_toy_distance_opts *o,
-			      const mk_toy_distance_result *r)
-{
-	explain_distance_csv c = {.o = o, .r = r};
-	return mk_write_atomic(path, explain_distance_csv_write, &c);
 }

@@ -14,7 +14,6 @@
  * exp() alone would underflow to 0/0.
  */
 #include "config.h"
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,36 +268,4 @@ int mk_toy_collapse(int dnas, const mk_toy_collapse_opts *o, double *points, int
 			ret = (int)clusters[t];
 	}
 	return ret;
-}
-
-typedef struct explain_collapse_csv {
-	const mk_toy_collapse_opts *o;
-	const double *const *points;
-	const int64_t *const *clusters;
-} explain_collapse_csv;
-
-static int explain_collapse_csv_write(void *file, void *arg)
-{
-	static const char *const scheme[2] = {"unas", "dnas"};
-	const explain_collapse_csv *c = arg;
-	const int64_t n = MK_TOY_COLLAPSE_POINTS;
-	FILE *f = file;
-
-	fprintf(f, "scheme,step,clusters,point,mode,x,y\n");
-	for (int d = 0; d < 2; d++)
-		for (int t = 0; t <= c->o->steps; t++)
-			for (int64_t i = 0; i < n; i++) {
-				const double *p = c->points[d] + ((size_t)t * n + i) * 2;
-				fprintf(f, "%s,%d,%lld,%lld,%d,%.17g,%.17g\n", scheme[d], t,
-					(long long)c->clusters[d][t], (long long)i,
-					i >= MK_TOY_COLLAPSE_BIG, p[0], p[1]);
-			}
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
-}
-
-int mk_toy_collapse_write_csv(const char *path, const mk_toy_collapse_opts *o,
-			      const double *const points[2], const int64_t *const clusters[2])
-{
-	explain_collapse_csv c = {.o = o, .points = points, .clusters = clusters};
-	return mk_write_atomic(path, explain_collapse_csv_write, &c);
 }

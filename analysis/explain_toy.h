@@ -37,4 +37,7 @@ int mk_toy_distance_step(int dnas, mk_toy_score score, int64_t n0, int64_t n1, d
  * MK_ENOMEM (negative) when out of memory. */
 int64_t mk_toy_clusters(const double *points, int64_t n, int dim, double tol);
 
+/* Fills the result's views for mk_toy_distance_record (explain_toy_out.c). */
+int mk_toy_distance_views(const mk_toy_distance_opts *o, mk_toy_distance_result *r);
+
 #endif

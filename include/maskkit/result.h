@@ -36,12 +36,24 @@ typedef enum mk_ftype {
 } mk_ftype;
 
 enum {
-	MK_FF_OMIT = 1u << 0,  /* absent: left out of JSON (else null) and of text */
+	MK_FF_OMIT = 1u << 0,  /* absent: left out of JSON (else null) and of text; a table's
+				* column (one under an MK_FF_OMIT object too) absent in every
+				* row is left out (CSV keeps it) */
 	MK_FF_JSON = 1u << 1,  /* JSON only */
 	MK_FF_TEXT = 1u << 2,  /* text and tables only (not JSON or CSV) */
 	MK_FF_NOTEXT = 1u << 5, /* JSON and CSV only (not text or tables) */
 	MK_FF_EXACT = 1u << 3, /* MK_FT_U64 written as an exact JSON integer (above 2^53) */
 	MK_FF_NOCSV = 1u << 4, /* not a CSV column */
+	MK_FF_NOJSON = 1u << 6, /* text, tables and CSV only (not JSON) */
+	/* With MK_FF_OMIT: only `present` leaves the field out; a value absent
+	 * by its type's rule (NaN, NULL) is null. */
+	MK_FF_KEEP_NULL = 1u << 7,
+	/* MK_FT_LIST in JSON: each element is the value of its record's first
+	 * field, not an object (an array of arrays).  Not in text or tables. */
+	MK_FF_BARE = 1u << 8,
+	/* MK_FT_LIST in JSON: an object; each element's first field (a string)
+	 * is the key of its second field's value.  Not in text or tables. */
+	MK_FF_KEYED = 1u << 9,
 };
 
 struct mk_record;

@@ -212,6 +212,52 @@ int mk_positional_compute(const char *file, const mk_positional_opts *o, mk_posi
 void mk_positional_release(mk_positional *p);
 const char *mk_positional_role(int role); /* "position", "word", ... */
 
+/* ---- the positional term, per head, with TISA fits (analysis/positional_report.c) */
+
+/* One head's TISA fit, in the report's shape. */
+typedef struct mk_positional_fit {
+	const double *a, *b, *c; /* theta: kernels values each (a, |b|, c) */
+	int64_t kernels;
+	double r2;               /* against the profile */
+	double r2_matrix;        /* as a model of F_P: 1 - (RSS + wRSS) / TSS */
+	int starts, iterations;
+	bool capped;
+	int trend_kernels;       /* mk_tisa's outside */
+} mk_positional_fit;
+
+typedef struct mk_positional_head {
+	int64_t head;
+	double r2, rss, tss;          /* the Toeplitz fit of the head's F_P */
+	const mk_positional_fit *fit; /* NULL without kernels */
+} mk_positional_head;
+
+typedef struct mk_positional_report {
+	const char *file;   /* as given (not owned) */
+	int64_t layer;
+	bool bias;          /* a query or key bias was read */
+	int kernels;        /* TISA kernels per head (0: no fit) */
+	mk_positional p;
+	mk_tisa *fits;      /* p.heads, with kernels */
+	mk_positional_head *per_head;   /* p.heads */
+	mk_positional_fit *fit_views;   /* p.heads, with kernels */
+	int64_t params_per_layer;       /* 3 S H, with kernels */
+	double params;                  /* 3 S H L; NaN when the layers are unknown */
+} mk_positional_report;
+
+/* What `maskkit positional` does for one MODEL: the positional term of
+ * o->layer per head (mk_positional_compute) and, with kernels in
+ * 1..MK_TISA_MAX_KERNELS, a TISA fit of each head's profile (diagonal d
+ * weighted by its length n - |d|: the least-squares fit of f(j - i) to the
+ * whole matrix).  Release *out also after an error. */
+int mk_positional_run(const char *file, const mk_positional_opts *o, int kernels,
+		      mk_positional_report *out);
+void mk_positional_report_release(mk_positional_report *r);
+/* The result's fields (result.h): file, layer, layers, n, embedding, hidden,
+ * heads, dk, bias, datasets (by role), per_head (head, r2, rss, tss, fit: a,
+ * b, c, r2, r2_matrix, starts, iterations, capped, trend_kernels), and with
+ * kernels positional_parameters_per_layer and positional_parameters. */
+extern const struct mk_record mk_positional_record;
+
 #ifdef __cplusplus
 }
 #endif

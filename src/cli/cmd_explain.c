@@ -2,18 +2,17 @@
  * maskkit explain: the "explaining away" statistics of softmax against
  * doubly-normalised attention (Ding et al.), on real or random Q/K, and the
  * paper's toy models (--toy, cmd_explain_toy.c).  One option table serves
- * both modes; the outputs are in cmd_explain_out.c.
+ * both modes.
  */
 #include "config.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "cmd_explain.h"
-#include "cmd_explain_out.h"
+#include "plot.h"
 
 #define EX_STR_(x) #x
 #define EX_STR(x) EX_STR_(x)
@@ -50,6 +49,7 @@ static int explain_random_spec(const char *spec, ex_opts *o)
 	const char *s = spec;
 	char *end;
 	long long n, d;
+	double scale = 1.0;
 
 	n = strtoll(s, &end, 10);
 	if (end == s || *end != ',')
@@ -57,9 +57,8 @@ static int explain_random_spec(const char *spec, ex_opts *o)
 	d = strtoll(s = end + 1, &end, 10);
 	if (end == s || (*end && *end != ','))
 		goto bad;
-	o->scale = 1.0;
 	if (*end == ',') {
-		o->scale = strtod(s = end + 1, &end);
+		scale = strtod(s = end + 1, &end);
 		if (end == s || *end)
 			goto bad;
 	}
@@ -68,11 +67,12 @@ static int explain_random_spec(const char *spec, ex_opts *o)
 				    (long long)MK_N_MAX, n);
 	if (d < 1 || d > 65536)
 		return mk_error_set(MK_EINVAL, "--random: d must be in 1..65536, got %lld", d);
-	if (!(o->scale > 0) || !isfinite(o->scale))
+	if (!(scale > 0) || !isfinite(scale))
 		return mk_error_set(MK_EINVAL, "--random: the scale must be positive, got %g",
-				    o->scale);
-	o->rand_n = n;
-	o->rand_d = d;
+				    scale);
+	o->src.random_n = n;
+	o->src.random_d = d;
+	o->src.scale = scale;
 	return MK_OK;
 bad:
 	return mk_error_set(MK_EINVAL, "--random '%s': expected S,d or S,d,scale (e.g. 512,64,2)",
@@ -90,7 +90,7 @@ static int explain_opt_linear(void *opts, const char *arg)
 {
 	if (strcmp(arg, "torch") && strcmp(arg, "tf"))
 		return mk_error_set(MK_EINVAL, "--linear must be torch or tf, got '%s'", arg);
-	((ex_opts *)opts)->tf = !strcmp(arg, "tf");
+	((ex_opts *)opts)->src.tf = !strcmp(arg, "tf");
 	return MK_OK;
 }
 
@@ -122,22 +122,22 @@ static int explain_opt_score(void *opts, const char *arg)
 static const struct cli_opt ex_table[] = {
 	CLI_OPT_CALL("random", 0, explain_opt_random, "S,d[,scale]", NULL,
 		     "Gaussian Q and K, entries N(0, scale^2) (scale 1), picked by --seed"),
-	CLI_OPT_READ_AS("q", 0, CLI_STRING, ex_opts, qspec, "Q",
+	CLI_OPT_READ_AS("q", 0, CLI_STRING, ex_opts, src.q, "Q",
 		       "Q from a tensor file (.npy, .h5, .h5:/path), with --k"),
-	CLI_OPT_READ_AS("k", 0, CLI_STRING, ex_opts, kspec, "K", "K from a tensor file, with --q"),
-	CLI_OPT_INT("heads", 0, ex_opts, heads, "H", 1, 1 << 16, NULL,
+	CLI_OPT_READ_AS("k", 0, CLI_STRING, ex_opts, src.k, "K", "K from a tensor file, with --q"),
+	CLI_OPT_INT("heads", 0, ex_opts, src.heads, "H", 1, 1 << 16, NULL,
 		    "heads of x/wq/wk (needed there); heads of --random (default 1)"),
-	CLI_OPT_INT("sample", 0, ex_opts, sample, "K", 0, INT64_MAX / 2, NULL,
+	CLI_OPT_INT("sample", 0, ex_opts, src.sample, "K", 0, INT64_MAX / 2, NULL,
 		    "INPUT's q and k are [samples, heads, N, dk] (maskkit encode --qk): take sample "
 		    "K (0-based), cut to its length in the file's /lengths"),
-	CLI_OPT_READ("text", 0, ex_opts, text, "FILE",
+	CLI_OPT_READ("text", 0, ex_opts, src.text, "FILE",
 		     "INPUT is a model (a HuggingFace directory): run it over sample K (--sample, "
 		     "default 0) of this text and take that sentence's queries and keys"),
-	CLI_OPT_FLAG("sentences", 0, ex_opts, sentences,
+	CLI_OPT_FLAG("sentences", 0, ex_opts, src.sentences,
 		     "--text's samples are its sentences (default: its non-blank lines)"),
-	CLI_OPT_INT("layer", 0, ex_opts, layer, "L", 0, 100000, "0",
+	CLI_OPT_INT("layer", 0, ex_opts, src.layer, "L", 0, 100000, "0",
 		    "with --text: the layer whose queries and keys are taken (0-based)"),
-	CLI_OPT_INT("max-len", 0, ex_opts, max_len, "N", 2, MK_N_MAX, "512",
+	CLI_OPT_INT("max-len", 0, ex_opts, src.max_len, "N", 2, MK_N_MAX, "512",
 		    "with --text: tokens kept of the sentence, [CLS] and [SEP] included"),
 	CLI_OPT_CALL("linear", 0, explain_opt_linear, "torch|tf", "torch",
 		     "wq/wk stored [heads*d, D] as PyTorch's Linear or [D, heads*d] as Keras", .param = "tf"),
@@ -249,10 +249,12 @@ int explain_check_csv(const char *csv, bool json)
 }
 
 /* Exactly one source; outputs that name one file twice refused. */
-static int explain_check_opts(const ex_opts *o, int nargs)
+static int explain_check_opts(const ex_opts *o, const cli_args *a)
 {
 	const struct mk_cmd *c = &mk_cmd_explain;
-	int sources = (nargs > 0) + !!o->random + !!(o->qspec || o->kspec);
+	const mk_explain_source *s = &o->src;
+	bool linear = cli_given(a, "linear"), sample = cli_given(a, "sample");
+	int nargs = a->argc, sources = (nargs > 0) + !!o->random + !!(s->q || s->k);
 	const char *outs[] = {o->png, o->csv && strcmp(o->csv, "-") ? o->csv : NULL, o->hist_csv,
 			      o->m.out};
 
@@ -261,98 +263,50 @@ static int explain_check_opts(const ex_opts *o, int nargs)
 	if (sources != 1)
 		return cli_usage_error(c, sources ? "give one of INPUT, --random or --q/--k, not "
 				       "several" : "give INPUT, --random S,d or --q Q --k K");
-	if (!o->qspec != !o->kspec)
+	if (!s->q != !s->k)
 		return cli_usage_error(c, "--q and --k go together");
-	if (o->linear && !nargs)
+	if (linear && !nargs)
 		return cli_usage_error(c, "--linear applies to an INPUT holding x, wq and wk");
-	if (o->has_sample && !nargs)
+	if (sample && !nargs)
 		return cli_usage_error(c, "--sample applies to an INPUT holding q and k [samples, "
 				       "heads, N, dk], or a model with --text");
-	if (o->text && (!nargs || o->linear || o->heads))
+	if (s->text && (!nargs || linear || s->heads))
 		return cli_usage_error(c, "--text runs INPUT, a model, over a text: %s",
-				       !nargs ? "give the model" : o->linear ? "no --linear" :
+				       !nargs ? "give the model" : linear ? "no --linear" :
 				       "the heads are the model's (no --heads)");
-	if (o->has_sample && o->linear)
+	if (sample && linear)
 		return cli_usage_error(c, "--sample takes q and k, not x, wq and wk (no --linear)");
-	for (size_t a = 0; a < 4; a++)
-		for (size_t b = a + 1; b < 4; b++)
-			if (outs[a] && outs[b] && !strcmp(outs[a], outs[b]))
-				return cli_usage_error(c, "two outputs name the same file '%s'", outs[a]);
+	if (nargs && mk_tensor_format(a->argv[0]) == MK_FMT_NPY)
+		return mk_error_set(MK_EINVAL, "INPUT '%s' is a .npy file: give Q and K as --q Q.npy "
+				    "--k K.npy", a->argv[0]);
+	for (size_t x = 0; x < 4; x++)
+		for (size_t y = x + 1; y < 4; y++)
+			if (outs[x] && outs[y] && !strcmp(outs[x], outs[y]))
+				return cli_usage_error(c, "two outputs name the same file '%s'", outs[x]);
 	return MK_OK;
 }
 
 /* The checks of the INPUT mode, before any work. */
-static int explain_prepare(ex_opts *o, int nargs)
+static int explain_prepare(ex_opts *o, const cli_args *a)
 {
-	const char *outs[] = {o->png, o->csv && strcmp(o->csv, "-") ? o->csv : NULL, o->hist_csv};
-	char out_file[4096];
+	char out_file[4096]; /* FILE.h5 of -o FILE.h5:/dataset */
+	const char *outs[] = {o->png, o->csv && strcmp(o->csv, "-") ? o->csv : NULL, o->hist_csv,
+			      o->m.out && mk_tensor_file_len(o->m.out) < sizeof out_file ? out_file
+											  : NULL};
 	int ret;
 
-	if ((ret = explain_check_opts(o, nargs)) ||
+	if ((ret = explain_check_opts(o, a)) ||
 	    (ret = explain_norms(o->norm_arg, o->norms, &o->run.nnorms)))
 		return ret;
 	if (o->m.out && mk_tensor_format(o->m.out) == MK_FMT_NONE)
 		return cli_usage_error(&mk_cmd_explain, "-o '%s': write .h5 or .npy", o->m.out);
-	for (size_t a = 0; a < 3; a++)
-		if (outs[a] && (ret = cli_check_output_dir(outs[a])))
-			return ret;
-	/* the directory of FILE.h5 in FILE.h5:/dataset */
-	if (o->m.out && mk_tensor_file_len(o->m.out) < sizeof out_file) {
+	if (outs[3])
 		snprintf(out_file, sizeof out_file, "%.*s", (int)mk_tensor_file_len(o->m.out),
 			 o->m.out);
-		if ((ret = cli_check_output_dir(out_file)))
+	for (size_t x = 0; x < 4; x++)
+		if (outs[x] && (ret = cli_check_output_dir(outs[x])))
 			return ret;
-	}
 	return MK_OK;
-}
-
-static int explain_load(const ex_opts *o, mk_qk *qk)
-{
-	uint64_t mem = o->m.bind.max_memory;
-	mk_tensor q = {0}, k = {0};
-	int ret;
-
-	if (o->random)
-		return mk_qk_random(o->heads ? o->heads : 1, o->rand_n, o->rand_d, o->scale,
-				    o->m.bind.seed, mem, qk);
-	if (o->input && mk_tensor_format(o->input) == MK_FMT_NPY)
-		return mk_error_set(MK_EINVAL, "INPUT '%s' is a .npy file: give Q and K as --q Q.npy "
-				    "--k K.npy", o->input);
-	if (o->input && o->text)
-		return mk_qk_from_model(o->input, NULL, o->text, o->sentences,
-					o->has_sample ? o->sample : 0, o->layer, o->max_len, mem, qk);
-	if (o->input && o->has_sample) {
-		if ((ret = mk_qk_read_sample(o->input, o->sample, mem, qk)) == MK_OK && o->heads &&
-		    o->heads != qk->heads)
-			ret = mk_error_set(MK_EINVAL, "--heads %" PRId64 " but q and k hold %" PRId64
-					   " heads", o->heads, qk->heads);
-		return ret;
-	}
-	if (o->input)
-		return mk_qk_read(o->input, o->heads, o->tf, mem, qk);
-	if ((ret = mk_tensor_read(o->qspec, mem, &q)) || (ret = mk_tensor_read(o->kspec, mem, &k))) {
-		mk_tensor_release(&q);
-		mk_tensor_release(&k);
-		return ret;
-	}
-	if ((ret = mk_qk_adopt(&q, &k, qk)) == MK_OK && o->heads && o->heads != qk->heads)
-		ret = mk_error_set(MK_EINVAL, "--heads %" PRId64 " but Q and K hold %" PRId64
-				   " heads", o->heads, qk->heads);
-	return ret;
-}
-
-/* The mask at S (NULL layout: every entry, the dense kernel). */
-static int explain_mask(const ex_opts *o, int64_t n, ex_job *j)
-{
-	int ret;
-
-	if (!o->mask)
-		return MK_OK;
-	if ((ret = cli_bind_mask(o->mask, &o->m.bind, n, n, &j->expr)) ||
-	    (ret = mk_expr_to_mask(j->expr, &j->mask)))
-		return ret;
-	j->entries = mk_mask_count(j->mask);
-	return mk_attn_layout_new(j->mask, o->tile, o->m.bind.max_memory, &j->layout);
 }
 
 /* One line on stderr, rewritten before each (normalisation, head). */
@@ -364,45 +318,102 @@ static void explain_progress(int64_t done, int64_t total, void *arg)
 		fputc('\n', stderr);
 }
 
-static double explain_now(void)
+/* Bin centres, then each normalisation's share of the keys per bin. */
+static int ex_plot(const char *path, const mk_explain_report *r)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int explain_main(const ex_opts *o)
-{
-	ex_job j = {.o = o};
-	mk_explain_opts run = o->run;
+	const mk_explain *e = &r->e;
+	size_t cols = e->nnorms + 1, rows = (size_t)e->bins;
+	double *data = malloc(rows * cols * sizeof *data);
+	const char *names[EXPLAIN_MAX_NORMS + 1] = {"log10_colsum"};
+	char title[1024], vars[256];
 	int ret;
 
-	if ((ret = explain_load(o, &j.qk)))
-		goto cleanup;
-	j.entries = (uint64_t)j.qk.n * (uint64_t)j.qk.n;
-	if (j.qk.n < 2) {
-		ret = mk_error_set(MK_EINVAL, "explaining away needs S >= 2 tokens, got S = %" PRId64,
-				   j.qk.n);
-		goto cleanup;
+	if (!data)
+		return mk_error_set(MK_ENOMEM, "out of memory for the plot");
+	for (size_t a = 0; a < e->nnorms; a++)
+		names[a + 1] = r->names[a];
+	for (size_t b = 0; b < rows; b++) {
+		data[b * cols] = e->lo + ((double)b + 0.5) * e->width;
+		for (size_t a = 0; a < e->nnorms; a++) {
+			double keys = (double)r->norms[a].all->keys;
+			data[b * cols + 1 + a] = keys ? (double)e->hist[a * rows + b] / keys : 0;
+		}
 	}
-	if ((ret = explain_mask(o, j.qk.n, &j)))
-		goto cleanup;
-	run.norms = o->norms;
-	run.max_memory = o->m.bind.max_memory;
+	snprintf(title, sizeof title, "column sums of attention: S = %" PRId64 ", %" PRId64
+		 " head%s, mask %s (%s)", r->n, r->heads, r->heads == 1 ? "" : "s", r->mask,
+		 r->input);
+	snprintf(vars, sizeof vars, "log_eps = %.17g; log_bound = %.17g", log10(r->eps),
+		 log10(r->bound));
+	ret = mk_plot_run(&(mk_plot){.template_name = "explain_hist", .output = path,
+				     .title = title, .data = data, .rows = (int64_t)rows,
+				     .ncols = (int)cols, .col_names = names, .panels = 1,
+				     .vars = vars});
+	free(data);
+	return ret;
+}
+
+/* The report's fields, then its rows as a table and the trace's rounds. */
+static int ex_text(const mk_explain_report *r)
+{
+	int ret = mk_emit(stdout, MK_EMIT_TEXT, &mk_explain_report_record, r, 1, 0);
+
+	if (ret == MK_OK) {
+		putchar('\n');
+		ret = mk_emit(stdout, MK_EMIT_TABLE, &mk_explain_row_record, r->table,
+			      (size_t)r->ntable, 0);
+	}
+	if (ret == MK_OK && r->rounds) {
+		printf("\nsinkhorn trace: |sum - 1| after each round, max and mean over %" PRId64
+		       " head%s\n", r->heads, r->heads == 1 ? "" : "s");
+		ret = mk_emit(stdout, MK_EMIT_TABLE, &mk_explain_trace_record, r->trace_mean,
+			      (size_t)r->rounds, 0);
+	}
+	return ret;
+}
+
+/* The report on stdout (text and a table, JSON, or --csv -'s CSV), then
+ * the files asked for. */
+static int explain_outputs(const ex_opts *o, const mk_explain_report *r)
+{
+	bool csv_out = o->csv && !strcmp(o->csv, "-");
+	int ret = MK_OK;
+
+	if (o->json)
+		ret = mk_emit(stdout, MK_EMIT_JSON, &mk_explain_report_record, r, 1, 0);
+	else if (!csv_out)
+		ret = ex_text(r);
+	if (ret == MK_OK && o->csv)
+		ret = mk_emit_path(o->csv, MK_EMIT_CSV, &mk_explain_row_record, r->rows,
+				   (size_t)r->nrows, 0);
+	if (ret == MK_OK && o->hist_csv)
+		ret = mk_explain_write_hist(r, o->hist_csv);
+	if (ret == MK_OK && o->png)
+		ret = ex_plot(o->png, r);
+	if (ret == MK_OK && o->m.out)
+		ret = mk_explain_write_sums(&r->e, o->m.out, o->m.bind.max_memory);
+	return ret;
+}
+
+static int explain_main(ex_opts *o)
+{
+	mk_qk qk = {0};
+	mk_expr *mask = NULL;
+	mk_explain_report r = {0};
+	int ret;
+
+	o->run.norms = o->norms;
+	o->run.max_memory = o->src.max_memory = o->m.bind.max_memory;
+	o->src.seed = o->m.bind.seed;
 	if (o->m.progress || isatty(STDERR_FILENO))
-		run.progress = explain_progress;
-	j.seconds = explain_now();
-	ret = mk_explain_run(&run, j.qk.heads, j.qk.n, j.qk.d, j.qk.q.data, j.qk.k.data, j.layout,
-			     &j.e);
-	j.seconds = explain_now() - j.seconds;
-	if (ret == MK_OK)
-		ret = explain_outputs(&j);
-cleanup:
-	mk_explain_release(&j.e);
-	mk_attn_layout_free(j.layout);
-	mk_mask_free(j.mask);
-	mk_expr_free(j.expr);
-	mk_qk_release(&j.qk);
+		o->run.progress = explain_progress;
+	if ((ret = mk_explain_source_read(&o->src, &qk)) == MK_OK && o->mask)
+		ret = cli_bind_mask(o->mask, &o->m.bind, qk.n, qk.n, &mask);
+	if (ret == MK_OK &&
+	    (ret = mk_explain_report_run(&o->src, &qk, mask, o->tile, &o->run, &r)) == MK_OK)
+		ret = explain_outputs(o, &r);
+	mk_explain_report_release(&r);
+	mk_expr_free(mask);
+	mk_qk_release(&qk);
 	return ret;
 }
 
@@ -415,12 +426,12 @@ static int explain_exec(void *opts, const cli_args *a)
 		return ret;
 	if (o->toy.name)
 		return explain_toy_exec(o, a, cli_given(a, "seed"));
-	o->linear = cli_given(a, "linear");
-	o->has_sample = cli_given(a, "sample");
+	if (!cli_given(a, "sample"))
+		o->src.sample = -1;
 	o->run.trace = (int)o->trace;
 	o->run.bins = (int)o->bins;
-	o->input = a->argc > 0 ? a->argv[0] : NULL;
-	if ((ret = explain_prepare(o, a->argc)))
+	o->src.input = a->argc > 0 ? a->argv[0] : NULL;
+	if ((ret = explain_prepare(o, a)))
 		return ret;
 	return explain_main(o);
 }

@@ -1,6 +1,6 @@
-/* `maskkit explain`: the toy models' half (cmd_explain_toy.c), run by
- * cmd_explain.c's exec when --toy is given; the options of both halves are
- * declared in cmd_explain.c's table. */
+/* `maskkit explain`: its options, and the toy models' half
+ * (cmd_explain_toy.c), run by cmd_explain.c's exec when --toy is given; the
+ * options of both halves are declared in cmd_explain.c's table. */
 #ifndef MK_CMD_EXPLAIN_H
 #define MK_CMD_EXPLAIN_H
 
@@ -20,6 +20,20 @@ typedef struct ex_toy_opts {
 	int64_t nr;
 } ex_toy_opts;
 
+#define EXPLAIN_MAX_NORMS 16
+
+typedef struct ex_opts {
+	cli_mask_opts m;       /* -o, --seed, --max-memory, --progress */
+	mk_explain_source src; /* INPUT, --q, --k, --heads, --sample, --text... */
+	const char *random, *mask, *norm_arg;
+	const char *png, *csv, *hist_csv; /* csv "-": standard output */
+	int64_t tile, trace, bins;
+	bool json;
+	mk_norm norms[EXPLAIN_MAX_NORMS];
+	mk_explain_opts run;   /* eps, bins, trace, nnorms */
+	ex_toy_opts toy;       /* --toy and its options */
+} ex_opts;
+
 /* CLI_OPT_CALL handlers of --toy, --a, --r, --sizes and --sd (opts: an ex_opts). */
 int explain_opt_toy(void *opts, const char *arg);
 int explain_opt_a(void *opts, const char *arg);
@@ -32,9 +46,8 @@ int explain_opt_sd(void *opts, const char *arg);
  * --json. */
 int explain_check_csv(const char *csv, bool json);
 
-struct ex_opts;
 /* Runs the toy o->toy.name, its options already checked against the
  * other mode's; seed_given: --seed was on the command line. */
-int explain_toy_exec(const struct ex_opts *o, const cli_args *a, bool seed_given);
+int explain_toy_exec(const ex_opts *o, const cli_args *a, bool seed_given);
 
 #endif

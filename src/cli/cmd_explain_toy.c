@@ -9,16 +9,14 @@
  * that take lists are here.
  */
 #include "config.h"
-#include <cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cli.h"
+#include "cmd_explain.h"
 #include "plot.h"
-#include "cmd_explain_out.h"
 
 #define TOY_PNG_STEPS_MAX 10 /* columns of the collapse figure, less one */
 #define TOY_LIST_TEXT 32     /* one number of a list, as text */
@@ -212,141 +210,32 @@ static int toy_setup(const ex_opts *x, const cli_args *a, bool seed_given, toy_r
 
 static const char *const toy_scheme[2] = {"unas", "dnas"};
 
-static int toy_json_write(void *file, void *arg)
+/* The result on stdout (its text and table, or JSON) and in -o's JSON. */
+static int toy_outputs(const toy_run *o, const mk_record *rec, const void *r,
+		       const mk_record *table, const void *rows, int64_t count)
 {
-	FILE *f = file;
-	fputs(arg, f);
-	fputc('\n', f);
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
-}
-
-/* x as JSON on stdout (--json) and in o->json_file (-o); deletes x. */
-static int toy_json(cJSON *x, const toy_run *o)
-{
-	char *s = x ? cJSON_Print(x) : NULL;
 	int ret = MK_OK;
 
-	cJSON_Delete(x);
-	if (!s)
-		return mk_error_set(MK_ENOMEM, "out of memory for the JSON output");
 	if (o->json)
-		puts(s);
-	if (o->json_file)
-		ret = mk_write_atomic(o->json_file, toy_json_write, s);
-	free(s);
+		ret = mk_emit(stdout, MK_EMIT_JSON, rec, r, 1, 0);
+	else if (!o->csv_out && (ret = mk_emit(stdout, MK_EMIT_TEXT, rec, r, 1, 0)) == MK_OK) {
+		putchar('\n');
+		ret = mk_emit(stdout, MK_EMIT_TABLE, table, rows, (size_t)count, 0);
+	}
+	if (ret == MK_OK && o->json_file)
+		ret = mk_emit_path(o->json_file, MK_EMIT_JSON, rec, r, 1, 0);
 	return ret;
-}
-
-static cJSON *toy_json_numbers(const double *v, int64_t n)
-{
-	cJSON *a = cJSON_CreateArray();
-	for (int64_t k = 0; a && k < n; k++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[k]));
-	return a;
-}
-
-/* The library writes the toys' CSV to a named file (atomically); for
- * --csv - that file is a temporary one, removed once open and then copied
- * to stdout (a reader that stops early leaves nothing behind). */
-typedef int (*toy_csv_fn)(const char *path, const toy_run *o, const void *result);
-
-static int toy_copy_out(FILE *f, const char *path)
-{
-	char buf[65536];
-	size_t n;
-	int ret = MK_OK;
-
-	while (ret == MK_OK && (n = fread(buf, 1, sizeof buf, f)) > 0)
-		if (fwrite(buf, 1, n, stdout) != n)
-			ret = mk_error_errno(errno, "writing the CSV to standard output");
-	if (ret == MK_OK && ferror(f))
-		ret = mk_error_errno(errno, "'%s'", path);
-	fclose(f);
-	return ret;
-}
-
-static int toy_csv(const toy_run *o, toy_csv_fn write, const void *result)
-{
-	const char *tmp = getenv("TMPDIR");
-	char dir[4096], path[4200];
-	FILE *f;
-	int ret;
-
-	if (!o->csv_out)
-		return write(o->csv, o, result);
-	snprintf(dir, sizeof dir, "%s/maskkit-csv-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		return mk_error_errno(errno, "cannot make a temporary folder for --csv - in '%s'",
-				      tmp && *tmp ? tmp : "/tmp");
-	snprintf(path, sizeof path, "%s/toy.csv", dir);
-	ret = write(path, o, result);
-	f = ret == MK_OK ? fopen(path, "rb") : NULL;
-	if (ret == MK_OK && !f)
-		ret = mk_error_errno(errno, "'%s'", path);
-	unlink(path);
-	rmdir(dir);
-	return f ? toy_copy_out(f, path) : ret;
 }
 
 /* ---- collapse -------------------------------------------------------------- */
 
-typedef struct toy_collapse {
-	const mk_toy_collapse_opts *o;
-	double *points[2];   /* UNAS, DNAS: (steps + 1) x n x 2 */
-	int64_t *clusters[2];
-} toy_collapse;
-
-static void toy_collapse_print(const toy_collapse *r)
-{
-	const mk_toy_collapse_opts *o = r->o;
-	int s = o->steps;
-
-	printf("mode collapse: %d points around (1.8, 0.7) and %d around (-1, -1), sd %g, "
-	       "seed %" PRIu64 "\n", MK_TOY_COLLAPSE_BIG, MK_TOY_COLLAPSE_SMALL, o->sd, o->seed);
-	printf("scores %s (Q = K = I); clusters: single linkage within %g\n\n",
-	       o->score == MK_TOY_SCORE_DOT ? "x_i . x_j" : "-|x_i - x_j|^2 / 2",
-	       MK_TOY_COLLAPSE_TOL);
-	printf("%4s %6s %6s\n", "step", "unas", "dnas");
-	for (int t = 0; t <= s; t++)
-		printf("%4d %6" PRId64 " %6" PRId64 "\n", t, r->clusters[0][t], r->clusters[1][t]);
-	printf("\nafter %d step%s: UNAS %" PRId64 " cluster%s, DNAS %" PRId64 " cluster%s\n", s,
-	       s == 1 ? "" : "s", r->clusters[0][s], r->clusters[0][s] == 1 ? "" : "s",
-	       r->clusters[1][s], r->clusters[1][s] == 1 ? "" : "s");
-}
-
-static cJSON *toy_collapse_json(const toy_collapse *r)
-{
-	const mk_toy_collapse_opts *o = r->o;
-	cJSON *x = cJSON_CreateObject(), *c;
-
-	cJSON_AddStringToObject(x, "toy", "collapse");
-	cJSON_AddNumberToObject(x, "points", MK_TOY_COLLAPSE_POINTS);
-	cJSON_AddNumberToObject(x, "big", MK_TOY_COLLAPSE_BIG);
-	cJSON_AddNumberToObject(x, "small", MK_TOY_COLLAPSE_SMALL);
-	c = cJSON_AddArrayToObject(x, "centres");
-	cJSON_AddItemToArray(c, toy_json_numbers((const double[]){1.8, 0.7}, 2));
-	cJSON_AddItemToArray(c, toy_json_numbers((const double[]){-1, -1}, 2));
-	cJSON_AddNumberToObject(x, "sd", o->sd);
-	cJSON_AddNumberToObject(x, "seed", (double)o->seed);
-	cJSON_AddStringToObject(x, "score", mk_toy_score_name(o->score));
-	cJSON_AddNumberToObject(x, "steps", o->steps);
-	cJSON_AddNumberToObject(x, "tol", MK_TOY_COLLAPSE_TOL);
-	c = cJSON_AddObjectToObject(x, "clusters");
-	for (int d = 0; d < 2; d++) {
-		cJSON *a = cJSON_AddArrayToObject(c, toy_scheme[d]);
-		for (int t = 0; a && t <= o->steps; t++)
-			cJSON_AddItemToArray(a, cJSON_CreateNumber((double)r->clusters[d][t]));
-	}
-	return x;
-}
-
 /* 2 x (steps + 1) panels, UNAS's then DNAS's, of x y mode; the cluster
  * counts go to the template as strings for the panel titles. */
-static int toy_collapse_png(const char *path, const toy_collapse *r)
+static int toy_collapse_png(const char *path, const mk_toy_collapse_result *r)
 {
 	static const char *const names[] = {"x", "y", "mode"};
 	const int64_t n = MK_TOY_COLLAPSE_POINTS;
-	int steps = r->o->steps, panels = 2 * (steps + 1), ret;
+	int steps = r->o.steps, panels = 2 * (steps + 1), ret;
 	double *data = malloc((size_t)(panels * n) * 3 * sizeof *data);
 	char vars[512], title[256];
 	size_t used;
@@ -369,7 +258,7 @@ static int toy_collapse_png(const char *path, const toy_collapse *r)
 		used += (size_t)snprintf(vars + used, sizeof vars - used, "'");
 	}
 	snprintf(title, sizeof title, "mode collapse: Q = K = I, scores %s, sd %g, seed %" PRIu64,
-		 mk_toy_score_name(r->o->score), r->o->sd, r->o->seed);
+		 r->score, r->o.sd, r->o.seed);
 	ret = mk_plot_run(&(mk_plot){.template_name = "explain_collapse", .output = path,
 				     .title = title, .data = data, .rows = panels * n, .ncols = 3,
 				     .col_names = names, .panels = panels, .vars = vars});
@@ -377,123 +266,24 @@ static int toy_collapse_png(const char *path, const toy_collapse *r)
 	return ret;
 }
 
-static int toy_collapse_csv(const char *path, const toy_run *o, const void *result)
-{
-	const toy_collapse *r = result;
-	return mk_toy_collapse_write_csv(path, &o->c, (const double *const *)r->points,
-					 (const int64_t *const *)r->clusters);
-}
-
 static int toy_collapse_run(const toy_run *o)
 {
-	size_t count = (size_t)(o->c.steps + 1) * MK_TOY_COLLAPSE_POINTS * 2;
-	toy_collapse r = {.o = &o->c};
-	int ret = MK_OK;
+	mk_toy_collapse_result r;
+	int ret = mk_toy_collapse_run(&o->c, &r);
 
-	for (int d = 0; d < 2; d++) {
-		r.points[d] = malloc(count * sizeof *r.points[d]);
-		r.clusters[d] = malloc((size_t)(o->c.steps + 1) * sizeof *r.clusters[d]);
-		if (!r.points[d] || !r.clusters[d]) {
-			ret = mk_error_set(MK_ENOMEM, "out of memory for %d steps", o->c.steps);
-			goto out;
-		}
-		if ((ret = mk_toy_collapse(d, &o->c, r.points[d], r.clusters[d])))
-			goto out;
-	}
-	if (!o->json && !o->csv_out)
-		toy_collapse_print(&r);
-	if ((o->json || o->json_file) && (ret = toy_json(toy_collapse_json(&r), o)))
-		goto out;
-	if (o->csv && (ret = toy_csv(o, toy_collapse_csv, &r)))
-		goto out;
-	if (o->png)
+	if (ret == MK_OK)
+		ret = toy_outputs(o, &mk_toy_collapse_record, &r, &mk_toy_collapse_step_record,
+				  r.table, r.nsteps);
+	if (ret == MK_OK && o->csv)
+		ret = mk_toy_collapse_write_csv(o->csv, &o->c, (const double *const *)r.points,
+						(const int64_t *const *)r.clusters);
+	if (ret == MK_OK && o->png)
 		ret = toy_collapse_png(o->png, &r);
-out:
-	for (int d = 0; d < 2; d++) {
-		free(r.points[d]);
-		free(r.clusters[d]);
-	}
+	mk_toy_collapse_release(&r);
 	return ret;
 }
 
 /* ---- distance -------------------------------------------------------------- */
-
-/* The closed forms at five ratios spread over the curve (its ends and, by
- * default, each decade between), then the check's largest error. */
-static void toy_distance_print(const mk_toy_distance_opts *o, const mk_toy_distance_result *r)
-{
-	int64_t at[5], shown = r->nr < 5 ? r->nr : 5;
-
-	for (int64_t k = 0; k < shown; k++)
-		at[k] = shown < 5 ? k : k * (r->nr - 1) / 4;
-	printf("centre distance: N0 points at +a and N1 at -a, r = N0 / N1, one step with "
-	       "Q = K = I\nc0 - c1 after the step, closed forms (2a before it)\n\n%6s %-6s", "a",
-	       "scheme");
-	for (int64_t k = 0; k < shown; k++) {
-		char head[32];
-		snprintf(head, sizeof head, "r=%.4g", r->r[at[k]]);
-		printf(" %11s", head);
-	}
-	putchar('\n');
-	for (int i = 0; i < o->na; i++)
-		for (int d = 0; d < 2; d++) {
-			char a[32] = "";
-			if (d == 0)
-				snprintf(a, sizeof a, "%.4g", o->a[i]);
-			printf("%6s %-6s", a, toy_scheme[d]);
-			for (int64_t k = 0; k < shown; k++)
-				printf(" %11.6f", r->curve[d][i * r->nr + at[k]]);
-			putchar('\n');
-		}
-	printf("\ncheck: %" PRId64 " simulated steps (every a, n0 and n1 in", r->ncheck);
-	for (int k = 0; k < o->nsizes; k++)
-		printf("%s%" PRId64, k ? "," : " ", o->sizes[k]);
-	printf("; scores %s)\nmax |closed - simulated|: unas %.3g, dnas %.3g\n",
-	       mk_toy_score_name(o->score), r->max_error[0], r->max_error[1]);
-}
-
-static cJSON *toy_distance_check_json(const mk_toy_check *c)
-{
-	cJSON *x = cJSON_CreateObject();
-	cJSON_AddNumberToObject(x, "a", c->a);
-	cJSON_AddNumberToObject(x, "n0", (double)c->n0);
-	cJSON_AddNumberToObject(x, "n1", (double)c->n1);
-	cJSON_AddNumberToObject(x, "r", c->r);
-	for (int d = 0; d < 2; d++) {
-		char key[32];
-		cJSON_AddNumberToObject(x, toy_scheme[d], c->closed[d]);
-		snprintf(key, sizeof key, "%s_simulated", toy_scheme[d]);
-		cJSON_AddNumberToObject(x, key, c->simulated[d]);
-	}
-	return x;
-}
-
-static cJSON *toy_distance_json(const mk_toy_distance_opts *o, const mk_toy_distance_result *r)
-{
-	cJSON *x = cJSON_CreateObject(), *c, *e;
-	double sizes[MK_TOY_DISTANCE_LIST_MAX];
-
-	cJSON_AddStringToObject(x, "toy", "distance");
-	cJSON_AddStringToObject(x, "score", mk_toy_score_name(o->score));
-	cJSON_AddItemToObject(x, "a", toy_json_numbers(o->a, o->na));
-	cJSON_AddItemToObject(x, "r", toy_json_numbers(r->r, r->nr));
-	for (int d = 0; d < 2; d++) {
-		cJSON *curves = cJSON_AddArrayToObject(x, toy_scheme[d]);
-		for (int i = 0; curves && i < o->na; i++)
-			cJSON_AddItemToArray(curves, toy_json_numbers(r->curve[d] + i * r->nr, r->nr));
-	}
-	c = cJSON_AddObjectToObject(x, "check");
-	for (int k = 0; k < o->nsizes; k++)
-		sizes[k] = (double)o->sizes[k];
-	cJSON_AddItemToObject(c, "sizes", toy_json_numbers(sizes, o->nsizes));
-	e = cJSON_AddObjectToObject(c, "max_error");
-	for (int d = 0; d < 2; d++)
-		cJSON_AddNumberToObject(e, toy_scheme[d], r->max_error[d]);
-	e = cJSON_AddArrayToObject(c, "points");
-	for (int64_t k = 0; e && k < r->ncheck; k++)
-		cJSON_AddItemToArray(e, toy_distance_check_json(&r->check[k]));
-	return x;
-}
 
 /* One panel per a, of r unas dnas; the a values go to the template as a
  * string for the key. */
@@ -527,27 +317,18 @@ static int toy_distance_png(const char *path, const mk_toy_distance_opts *o,
 	return ret;
 }
 
-static int toy_distance_csv(const char *path, const toy_run *o, const void *result)
-{
-	return mk_toy_distance_write_csv(path, &o->d, result);
-}
-
 static int toy_distance_run(const toy_run *o)
 {
 	mk_toy_distance_result r;
 	int ret = mk_toy_distance(&o->d, &r);
 
-	if (ret)
-		goto out;
-	if (!o->json && !o->csv_out)
-		toy_distance_print(&o->d, &r);
-	if ((o->json || o->json_file) && (ret = toy_json(toy_distance_json(&o->d, &r), o)))
-		goto out;
-	if (o->csv && (ret = toy_csv(o, toy_distance_csv, &r)))
-		goto out;
-	if (o->png)
+	if (ret == MK_OK)
+		ret = toy_outputs(o, &mk_toy_distance_record, &r, &mk_toy_distance_row_record,
+				  r.shown, r.nshown);
+	if (ret == MK_OK && o->csv)
+		ret = mk_toy_distance_write_csv(o->csv, &o->d, &r);
+	if (ret == MK_OK && o->png)
 		ret = toy_distance_png(o->png, &o->d, &r);
-out:
 	mk_toy_distance_release(&r);
 	return ret;
 }

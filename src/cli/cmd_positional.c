@@ -5,7 +5,6 @@
  * with a handful of parameters reproduces it.
  */
 #include "config.h"
-#include <cJSON.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,12 +24,6 @@ static int pos_opt_range(void *opts, const char *arg)
 {
 	return mk_range_parse(arg, &((pos_opts *)opts)->range);
 }
-
-typedef struct pos_report {
-	const char *file;
-	mk_positional r;
-	mk_tisa *fits; /* heads, when --fit */
-} pos_report;
 
 static int pos_opt_layout(void *opts, const char *arg)
 {
@@ -81,43 +74,21 @@ static const struct cli_opt pos_table[] = {
 	CLI_OPT_END,
 };
 
-/* Fits each head's profile, weighting diagonal d by its length n - |d| so
- * that the fit is the least-squares fit of f(j - i) to the whole matrix. */
-static int pos_fit_heads(const pos_opts *o, pos_report *rep)
-{
-	const mk_positional *r = &rep->r;
-	int64_t n = r->n, m = 2 * n - 1;
-	double *w = malloc((size_t)m * sizeof *w);
-	int ret = MK_OK;
-
-	rep->fits = calloc((size_t)r->heads, sizeof *rep->fits);
-	if (!w || !rep->fits) {
-		free(w);
-		return mk_error_set(MK_ENOMEM, "out of memory for the fits");
-	}
-	for (int64_t x = 0; x < m; x++)
-		w[x] = (double)(n - llabs(x - (n - 1)));
-	for (int64_t h = 0; h < r->heads && ret == MK_OK; h++)
-		ret = mk_tisa_fit(r->profile + h * m, w, m, -(n - 1), (int)o->fit, &rep->fits[h]);
-	free(w);
-	return ret;
-}
-
 /* One line on stderr naming the heads whose fit stopped at the iteration cap,
  * one naming those with trend kernels: the table alone would not show it. */
-static void pos_fit_warnings(const pos_report *rep)
+static void pos_fit_warnings(const mk_positional_report *r)
 {
 	static const char *const what[2] = {
 		"the TISA fit stopped at its iteration cap before converging",
 		"trend kernels, centred outside the positions: smooth trends over them, "
 		"not local bumps"};
 
-	for (int kind = 0; kind < 2; kind++) {
+	for (int kind = 0; r->fits && kind < 2; kind++) {
 		char list[512] = "";
 		size_t len = 0;
 		int64_t count = 0;
-		for (int64_t h = 0; h < rep->r.heads; h++) {
-			const mk_tisa *f = &rep->fits[h];
+		for (int64_t h = 0; h < r->p.heads; h++) {
+			const mk_tisa *f = &r->fits[h];
 			if ((kind ? f->outside > 0 : f->capped) && len < sizeof list - 32)
 				len += (size_t)snprintf(list + len, sizeof list - len, "%s%" PRId64,
 							count ? ", " : "", h);
@@ -126,49 +97,41 @@ static void pos_fit_warnings(const pos_report *rep)
 		if (count)
 			fprintf(stderr, "maskkit: warning: head%s %s%s (%" PRId64 " of %" PRId64
 				"): %s\n", count > 1 ? "s" : "", list,
-				len >= sizeof list - 32 ? ", ..." : "", count, rep->r.heads, what[kind]);
+				len >= sizeof list - 32 ? ", ..." : "", count, r->p.heads, what[kind]);
 	}
-}
-
-/* R^2 of the TISA function as a model of the whole matrix: the Toeplitz
- * projection is orthogonal, so its residual and the fit's add up. */
-static double pos_matrix_r2(const mk_toeplitz *t, const mk_tisa *f)
-{
-	return t->tss > 0.0 ? 1.0 - (t->rss + f->wrss) / t->tss : 1.0;
 }
 
 /* Each panel is labelled with its head; the title names the layer. */
 static int pos_png(const pos_opts *o, const mk_positional *r)
 {
 	const double **mats = malloc((size_t)r->heads * sizeof *mats);
-	char **labels = calloc((size_t)r->heads, sizeof *labels), title[96];
+	const char **labels = malloc((size_t)r->heads * sizeof *labels);
+	char (*names)[32] = malloc((size_t)r->heads * sizeof *names), title[96];
 	int ret = MK_OK;
 
-	for (int64_t h = 0; mats && labels && h < r->heads; h++) {
-		mats[h] = r->f + h * r->n * r->n;
-		if (!(labels[h] = malloc(32)))
-			break;
-		snprintf(labels[h], 32, "head %" PRId64, h);
-	}
-	if (!mats || !labels || !labels[r->heads - 1])
+	if (!mats || !labels || !names)
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	for (int64_t h = 0; ret == MK_OK && h < r->heads; h++) {
+		mats[h] = r->f + h * r->n * r->n;
+		snprintf(names[h], sizeof names[h], "head %" PRId64, h);
+		labels[h] = names[h];
+	}
 	snprintf(title, sizeof title, "positional term F_P, layer %" PRId64 ", n = %" PRId64,
 		 o->p.layer, r->n);
 	if (ret == MK_OK)
 		ret = mk_png_heatmaps(o->png, mats, (int)r->heads, r->n, r->n, (int)o->columns,
 				      &(mk_heatmap_opts){.range = o->range, .title = title,
-							 .labels = (const char *const *)labels});
-	for (int64_t h = 0; labels && h < r->heads; h++)
-		free(labels[h]);
+							 .labels = labels});
+	free(names);
 	free(labels);
 	free(mats);
 	return ret;
 }
 
 /* Panel h: columns d, t(d), fit(d) (NaN without --fit). */
-static int pos_profile_plot(const pos_opts *o, const pos_report *rep)
+static int pos_profile_plot(const pos_opts *o, const mk_positional_report *rep)
 {
-	const mk_positional *r = &rep->r;
+	const mk_positional *r = &rep->p;
 	static const char *const cols[3] = {"d", "t", "fit"};
 	int64_t m = 2 * r->n - 1, rows = m * r->heads;
 	double *data = malloc((size_t)rows * 3 * sizeof *data);
@@ -194,138 +157,29 @@ static int pos_profile_plot(const pos_opts *o, const pos_report *rep)
 	return ret;
 }
 
-static void pos_print_datasets(const mk_positional *r)
-{
-	for (int role = 0; role < MK_POS_NROLES; role++)
-		if (r->used[role])
-			printf("%-16s %s\n", mk_positional_role(role), r->used[role]);
-}
-
-static void pos_print(const pos_opts *o, const pos_report *rep)
-{
-	const mk_positional *r = &rep->r;
-	printf("file             %s\n", rep->file);
-	if (r->layers)
-		printf("layer            %" PRId64 " (%" PRId64 " layers with query weights)\n",
-		       o->p.layer, r->layers);
-	else
-		printf("layer            %" PRId64 " (layer count unknown: no query weights named "
-		       "by layer)\n", o->p.layer);
-	printf("positions        %" PRId64 ", embedding size %" PRId64 ", %" PRId64
-	       " heads of d_k = %" PRId64 "\n", r->n, r->e, r->heads, r->dk);
-	printf("biases           %s\n", o->p.no_bias ? "left out (--no-bias)" :
-	       r->used[MK_POS_QUERY_BIAS] || r->used[MK_POS_KEY_BIAS] ? "included" : "none found");
-	pos_print_datasets(r);
-	printf("\n%4s %12s %12s %12s", "head", "R^2", "RSS", "TSS");
-	if (rep->fits)
-		printf(" %10s %10s  theta (a, |b|, c per kernel)", "fit R^2", "TISA R^2");
-	printf("\n");
-	for (int64_t h = 0; h < r->heads; h++) {
-		const mk_toeplitz *t = &r->fit[h];
-		printf("%4" PRId64 " %12.9f %12.5e %12.5e", h, t->r2, t->rss, t->tss);
-		for (int s = 0; rep->fits && s < rep->fits[h].kernels; s++) {
-			const mk_tisa *f = &rep->fits[h];
-			if (!s)
-				printf(" %10.6f %10.6f ", f->r2, pos_matrix_r2(t, f));
-			printf(" (%.4g, %.4g, %.4g)", f->a[s], f->b[s], f->c[s]);
-		}
-		printf("\n");
-	}
-	if (rep->fits && r->layers)
-		printf("\npositional parameters 3 S H L = 3 x %" PRId64 " x %" PRId64 " x %" PRId64
-		       " = %" PRId64 "\n", o->fit, r->heads, r->layers, 3 * o->fit * r->heads *
-		       r->layers);
-	else if (rep->fits)
-		printf("\npositional parameters 3 S H = 3 x %" PRId64 " x %" PRId64 " = %" PRId64
-		       " per layer\n", o->fit, r->heads, 3 * o->fit * r->heads);
-}
-
-static cJSON *pos_fit_json(const mk_toeplitz *t, const mk_tisa *f)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "a", cJSON_CreateDoubleArray(f->a, f->kernels));
-	cJSON_AddItemToObject(o, "b", cJSON_CreateDoubleArray(f->b, f->kernels));
-	cJSON_AddItemToObject(o, "c", cJSON_CreateDoubleArray(f->c, f->kernels));
-	cJSON_AddNumberToObject(o, "r2", f->r2);
-	cJSON_AddNumberToObject(o, "r2_matrix", pos_matrix_r2(t, f));
-	cJSON_AddNumberToObject(o, "starts", f->starts);
-	cJSON_AddNumberToObject(o, "iterations", f->iterations);
-	cJSON_AddBoolToObject(o, "capped", f->capped);
-	cJSON_AddNumberToObject(o, "trend_kernels", f->outside);
-	return o;
-}
-
-static cJSON *pos_json(const pos_opts *o, const pos_report *rep)
-{
-	const mk_positional *r = &rep->r;
-	cJSON *j = cJSON_CreateObject(), *ds, *heads;
-	cJSON_AddStringToObject(j, "file", rep->file);
-	cJSON_AddNumberToObject(j, "layer", (double)o->p.layer);
-	if (r->layers)
-		cJSON_AddNumberToObject(j, "layers", (double)r->layers);
-	else
-		cJSON_AddNullToObject(j, "layers");
-	cJSON_AddNumberToObject(j, "n", (double)r->n);
-	cJSON_AddNumberToObject(j, "embedding", (double)r->e);
-	cJSON_AddNumberToObject(j, "hidden", (double)r->hidden);
-	cJSON_AddNumberToObject(j, "heads", (double)r->heads);
-	cJSON_AddNumberToObject(j, "dk", (double)r->dk);
-	cJSON_AddBoolToObject(j, "bias", r->used[MK_POS_QUERY_BIAS] || r->used[MK_POS_KEY_BIAS]);
-	ds = cJSON_AddObjectToObject(j, "datasets");
-	for (int role = 0; role < MK_POS_NROLES; role++)
-		if (r->used[role])
-			cJSON_AddStringToObject(ds, mk_positional_role(role), r->used[role]);
-	heads = cJSON_AddArrayToObject(j, "per_head");
-	for (int64_t h = 0; h < r->heads; h++) {
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddNumberToObject(x, "head", (double)h);
-		cJSON_AddNumberToObject(x, "r2", r->fit[h].r2);
-		cJSON_AddNumberToObject(x, "rss", r->fit[h].rss);
-		cJSON_AddNumberToObject(x, "tss", r->fit[h].tss);
-		if (rep->fits)
-			cJSON_AddItemToObject(x, "fit", pos_fit_json(&r->fit[h], &rep->fits[h]));
-		cJSON_AddItemToArray(heads, x);
-	}
-	if (rep->fits) {
-		cJSON_AddNumberToObject(j, "positional_parameters_per_layer",
-					(double)(3 * o->fit * r->heads));
-		if (r->layers)
-			cJSON_AddNumberToObject(j, "positional_parameters",
-						(double)(3 * o->fit * r->heads * r->layers));
-		else
-			cJSON_AddNullToObject(j, "positional_parameters");
-	}
-	return j;
-}
-
 static int pos_exec(void *opts, const cli_args *a)
 {
 	pos_opts *o = opts;
-	pos_report rep = {0};
+	mk_positional_report r;
 	int ret;
 
-	if (a->argc < 1)
-		return cli_usage_error(&mk_cmd_positional, "missing MODEL");
-	if (a->argc > 1)
-		return cli_usage_error(&mk_cmd_positional, "one MODEL at a time (got %d)", a->argc);
-	rep.file = a->argv[0];
-	if (rep.file[mk_tensor_file_len(rep.file)])
+	if (a->argc != 1)
+		return cli_usage_error(&mk_cmd_positional, a->argc ? "one MODEL at a time (got %d)"
+				       : "missing MODEL", a->argc);
+	if (a->argv[0][mk_tensor_file_len(a->argv[0])])
 		return cli_usage_error(&mk_cmd_positional, "'%s': positional reads several datasets "
 				       "of FILE.h5; name them with --position, --query, --key...",
-				       rep.file);
-	ret = mk_positional_compute(rep.file, &o->p, &rep.r);
-	if (ret == MK_OK && o->fit && (ret = pos_fit_heads(o, &rep)) == MK_OK)
-		pos_fit_warnings(&rep);
+				       a->argv[0]);
+	if ((ret = mk_positional_run(a->argv[0], &o->p, (int)o->fit, &r)) == MK_OK)
+		pos_fit_warnings(&r);
 	if (ret == MK_OK && o->png)
-		ret = pos_png(o, &rep.r);
+		ret = pos_png(o, &r.p);
 	if (ret == MK_OK && o->profile)
-		ret = pos_profile_plot(o, &rep);
-	if (ret == MK_OK && o->json)
-		ret = cli_json_out(pos_json(o, &rep));
-	else if (ret == MK_OK)
-		pos_print(o, &rep);
-	free(rep.fits);
-	mk_positional_release(&rep.r);
+		ret = pos_profile_plot(o, &r);
+	if (ret == MK_OK)
+		ret = mk_emit(stdout, o->json ? MK_EMIT_JSON : MK_EMIT_TEXT, &mk_positional_record,
+			      &r, 1, 0);
+	mk_positional_report_release(&r);
 	return ret;
 }
 

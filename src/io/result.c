@@ -17,7 +17,7 @@
 #include "result.h"
 
 #define RES_LABEL_MIN 11
-#define RES_CELL 128
+#define RES_CELL 384 /* a cell: a number, or a show()'s few values */
 
 static const void *res_at(const void *rec, size_t offset)
 {
@@ -135,6 +135,33 @@ static cJSON *res_json_numbers(const void *rec, const mk_field *f)
 	return a;
 }
 
+static cJSON *res_json_value(const void *rec, const mk_field *f);
+
+/* An array of objects; MK_FF_BARE: of the elements' first fields' values;
+ * MK_FF_KEYED: an object of the elements' second fields named by their
+ * first. */
+static cJSON *res_json_list(const void *rec, const mk_field *f)
+{
+	bool keyed = f->flags & MK_FF_KEYED;
+	cJSON *a = keyed ? cJSON_CreateObject() : cJSON_CreateArray();
+	const char *base = res_ptr(rec, f);
+	int64_t n = base ? res_count(rec, f) : 0;
+
+	for (int64_t k = 0; a && k < n; k++) {
+		const void *el = base + k * f->sub->size;
+		cJSON *v = keyed ? res_json_value(el, &f->sub->fields[1])
+		     : (f->flags & MK_FF_BARE) ? res_json_value(el, &f->sub->fields[0])
+					      : res_json_obj(f->sub, el);
+		bool ok = keyed ? cJSON_AddItemToObject(a, res_ptr(el, &f->sub->fields[0]), v)
+				: cJSON_AddItemToArray(a, v);
+		if (!v || !ok) {
+			cJSON_Delete(v);
+			break;
+		}
+	}
+	return a;
+}
+
 static cJSON *res_json_value(const void *rec, const mk_field *f)
 {
 	char buf[32];
@@ -164,15 +191,8 @@ static cJSON *res_json_value(const void *rec, const mk_field *f)
 		return res_json_obj(f->sub, res_at(rec, f->offset));
 	case MK_FT_PTR:
 		return res_json_obj(f->sub, res_ptr(rec, f));
-	case MK_FT_LIST: {
-		cJSON *a = cJSON_CreateArray();
-		const char *base = res_ptr(rec, f);
-		int64_t n = base ? res_count(rec, f) : 0;
-		for (int64_t k = 0; a && k < n; k++)
-			if (!cJSON_AddItemToArray(a, res_json_obj(f->sub, base + k * f->sub->size)))
-				break;
-		return a;
-	}
+	case MK_FT_LIST:
+		return res_json_list(rec, f);
 	case MK_FT_REALS:
 	case MK_FT_I64S:
 		return res_json_numbers(rec, f);
@@ -187,9 +207,10 @@ static cJSON *res_json_obj(const mk_record *r, const void *rec)
 	for (size_t k = 0; o && k < r->count; k++) {
 		const mk_field *f = &r->fields[k];
 		cJSON *v;
-		if (f->flags & MK_FF_TEXT)
+		if (f->flags & (MK_FF_TEXT | MK_FF_NOJSON))
 			continue;
-		if ((f->flags & MK_FF_OMIT) && !res_present(rec, f))
+		if ((f->flags & MK_FF_OMIT) && !res_present(rec, f) &&
+		    (!(f->flags & MK_FF_KEEP_NULL) || (f->present && !f->present(rec))))
 			continue;
 		v = res_json_value(rec, f);
 		if (!v || !cJSON_AddItemToObject(o, f->name, v)) {
@@ -234,6 +255,7 @@ typedef struct res_col {
 	char head[96];
 	int width;
 	bool left; /* strings are left-aligned */
+	bool omit; /* MK_FF_OMIT here or above: left out of a table where never present */
 } res_col;
 
 typedef struct res_cols {
@@ -251,6 +273,7 @@ static int res_cols_add(res_cols *cs, const mk_record *r, const res_col *outer, 
 		if ((f->flags & MK_FF_JSON) || (csv && (f->flags & (MK_FF_TEXT | MK_FF_NOCSV))) ||
 		    (!csv && (f->flags & MK_FF_NOTEXT)))
 			continue;
+		c.omit = c.omit || (f->flags & MK_FF_OMIT);
 		if (c.head[0])
 			snprintf(c.head + strlen(c.head), sizeof c.head - strlen(c.head), ".%s", name);
 		else
@@ -295,13 +318,39 @@ static const void *res_col_rec(const res_col *c, const void *rec)
 	return rec;
 }
 
+static bool res_col_present(const res_col *c, const void *rec)
+{
+	const void *in = res_col_rec(c, rec);
+	return in && res_present(in, c->f);
+}
+
 static const char *res_col_cell(const res_col *c, const void *rec, bool csv, char *buf,
 				size_t cap)
 {
-	const void *in = res_col_rec(c, rec);
-	if (!in || !res_present(in, c->f))
+	if (!res_col_present(c, rec))
 		return csv ? "" : "-";
-	return res_cell(in, c->f, csv, buf, cap);
+	return res_cell(res_col_rec(c, rec), c->f, csv, buf, cap);
+}
+
+/* A table's widths; its MK_FF_OMIT columns absent in every row left out. */
+static void res_cols_fit(res_cols *cs, const mk_record *r, const void *rows, size_t count)
+{
+	char buf[RES_CELL];
+	size_t kept = 0;
+
+	for (size_t c = 0; c < cs->n; c++) {
+		bool seen = false;
+		for (size_t k = 0; k < count; k++) {
+			const void *rec = (const char *)rows + k * r->size;
+			int w = (int)strlen(res_col_cell(&cs->c[c], rec, false, buf, sizeof buf));
+			seen = seen || res_col_present(&cs->c[c], rec);
+			if (w > cs->c[c].width)
+				cs->c[c].width = w;
+		}
+		if (seen || !cs->c[c].omit)
+			cs->c[kept++] = cs->c[c];
+	}
+	cs->n = kept;
 }
 
 static void res_csv_quoted(FILE *f, const char *s)
@@ -328,13 +377,8 @@ static int res_rows(FILE *f, bool csv, const mk_record *r, const void *rows, siz
 
 	if ((ret = res_cols_add(&cs, r, NULL, csv, !csv)))
 		goto out;
-	for (size_t k = 0; !csv && k < count; k++)
-		for (size_t c = 0; c < cs.n; c++) {
-			int w = (int)strlen(res_col_cell(&cs.c[c], (const char *)rows + k * r->size,
-							 false, buf, sizeof buf));
-			if (w > cs.c[c].width)
-				cs.c[c].width = w;
-		}
+	if (!csv)
+		res_cols_fit(&cs, r, rows, count);
 	for (size_t k = (flags & MK_EMIT_NO_HEAD) ? 1 : 0; k <= count; k++) {
 		const void *rec = k ? (const char *)rows + (k - 1) * r->size : NULL;
 		fputs(indent, f);
@@ -366,7 +410,7 @@ static int res_label_width(const mk_record *r, int prefix)
 	for (size_t k = 0; k < r->count; k++) {
 		const mk_field *f = &r->fields[k];
 		int len = prefix + (int)strlen(f->label ? f->label : f->name);
-		if (f->flags & (MK_FF_JSON | MK_FF_NOTEXT))
+		if (f->flags & (MK_FF_JSON | MK_FF_NOTEXT | MK_FF_BARE | MK_FF_KEYED))
 			continue;
 		if (f->type == MK_FT_OBJ || f->type == MK_FT_PTR)
 			len = res_label_width(f->sub, len + 1);
@@ -398,7 +442,8 @@ static int res_text(FILE *out, const mk_record *r, const void *rec, const char *
 	for (size_t k = 0; k < r->count; k++) {
 		const mk_field *f = &r->fields[k];
 		bool here = res_present(rec, f);
-		if ((f->flags & (MK_FF_JSON | MK_FF_NOTEXT)) || ((f->flags & MK_FF_OMIT) && !here))
+		if ((f->flags & (MK_FF_JSON | MK_FF_NOTEXT | MK_FF_BARE | MK_FF_KEYED)) ||
+		    ((f->flags & MK_FF_OMIT) && !here))
 			continue;
 		snprintf(label, sizeof label, "%s%s%s", prefix, prefix[0] ? "." : "",
 			 f->label ? f->label : f->name);

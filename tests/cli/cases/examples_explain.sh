@@ -13,5 +13,5 @@ PYTHON=$py sh "$SRCDIR/examples/explain_away.sh" ex > out || { cat out; exit 1; 
 # with and without the mask; the toys reproduce the paper
 awk '$1 == "softmax" && $2 == "all" { print "softmax away:", ($5 > 0 ? "some" : "none") }
      $1 == "dnas" && $2 == "all" { print "dnas away:", $5, "above 1/S:", $NF }' out
-grep '^after 4 steps' out
+grep '^after  *4 steps' out
 ls ex | sort

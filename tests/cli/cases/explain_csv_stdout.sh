@@ -5,4 +5,4 @@
 cmp -s a.csv b.csv && echo "--csv - and --csv b.csv write the same CSV"
 head -1 a.csv
 wc -l < a.csv
-grep -c '^explain:' table
+grep -c '^input ' table
