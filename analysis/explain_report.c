@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "internal.h"
+#include "explain.h"
 
 static int explain_heads_match(const mk_explain_source *s, const mk_qk *qk, int ret)
 {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "explain_toy.h"
 #include "internal.h"
+#include "explain.h"
 
 #define TOY_CHUNK 512 /* CSV rows per call of the emitter */
 
