@@ -36,7 +36,8 @@ typedef enum mk_ftype {
 } mk_ftype;
 
 enum {
-	MK_FF_OMIT = 1u << 0,  /* absent: left out of JSON (else null) and of text */
+	MK_FF_OMIT = 1u << 0,  /* absent: left out of JSON (else null) and of text; a
+				* table's column absent from every record is left out */
 	MK_FF_JSON = 1u << 1,  /* JSON only */
 	MK_FF_TEXT = 1u << 2,  /* text and tables only (not JSON or CSV) */
 	MK_FF_NOTEXT = 1u << 5, /* JSON and CSV only (not text or tables) */

@@ -319,6 +319,25 @@ static void res_csv_quoted(FILE *f, const char *s)
 	putc('"', f);
 }
 
+/* Tables leave out an MK_FF_OMIT column that no record has (CSV keeps its
+ * columns whatever the data). */
+static void res_cols_drop_absent(res_cols *cs, const mk_record *r, const void *rows,
+				 size_t count)
+{
+	size_t kept = 0;
+
+	for (size_t c = 0; c < cs->n; c++) {
+		bool any = !(cs->c[c].f->flags & MK_FF_OMIT);
+		for (size_t k = 0; !any && k < count; k++) {
+			const void *in = res_col_rec(&cs->c[c], (const char *)rows + k * r->size);
+			any = in && res_present(in, cs->c[c].f);
+		}
+		if (any)
+			cs->c[kept++] = cs->c[c];
+	}
+	cs->n = kept;
+}
+
 static int res_rows(FILE *f, bool csv, const mk_record *r, const void *rows, size_t count,
 		    unsigned flags, const char *indent)
 {
@@ -328,6 +347,8 @@ static int res_rows(FILE *f, bool csv, const mk_record *r, const void *rows, siz
 
 	if ((ret = res_cols_add(&cs, r, NULL, csv, !csv)))
 		goto out;
+	if (!csv)
+		res_cols_drop_absent(&cs, r, rows, count);
 	for (size_t k = 0; !csv && k < count; k++)
 		for (size_t c = 0; c < cs.n; c++) {
 			int w = (int)strlen(res_col_cell(&cs.c[c], (const char *)rows + k * r->size,
