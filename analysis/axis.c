@@ -179,23 +179,34 @@ static int axis_result_init(const axis_src *s, mk_axis_result *r)
 	const mk_axis_opts *o = s->o;
 	size_t nh = (size_t)s->blocks;
 
+	const char *lengths = *s->lengths_name ? s->lengths_name : o->lengths_file;
+
 	r->samples = s->samples;
 	r->layers = s->layers;
 	r->heads = s->heads;
 	r->n = s->n;
+	r->blocks = s->blocks;
 	r->rank = s->rank;
-	snprintf(r->rows_name, sizeof r->rows_name, "%s", s->ind[0].name);
-	snprintf(r->cols_name, sizeof r->cols_name, "%s", s->ind[1].name);
-	snprintf(r->lengths_name, sizeof r->lengths_name, "%s", s->lengths_name);
 	r->dtype = s->ind[0].dtype;
+	r->dtype_name = mk_dtype_name(r->dtype);
 	r->is_float = s->ind[0].is_float || s->ind[1].is_float;
-	if (!(r->by_layer = calloc((size_t)s->layers, sizeof *r->by_layer)) ||
+	r->threshold = o->threshold;
+	if (!(r->rows_name = strdup(s->ind[0].name)) || !(r->cols_name = strdup(s->ind[1].name)) ||
+	    (lengths && !(r->lengths_name = strdup(lengths))) ||
+	    !(r->by_layer = calloc((size_t)s->layers, sizeof *r->by_layer)) ||
 	    !(r->by_head = calloc(nh, sizeof *r->by_head)) ||
 	    (o->by_sample && !(r->by_sample = calloc((size_t)s->samples, sizeof *r->by_sample))) ||
 	    (o->by_sample && !(r->lengths = malloc((size_t)s->samples * sizeof *r->lengths))))
 		return mk_error_set(MK_ENOMEM, "out of memory");
 	if (r->lengths)
 		memcpy(r->lengths, s->lengths, (size_t)s->samples * sizeof *r->lengths);
+	for (int64_t l = 0; l < s->layers; l++)
+		r->by_layer[l].layer = l;
+	r->list_by_head = o->by_head;
+	for (int64_t b = 0; b < s->blocks; b++)
+		r->by_head[b] = (mk_axis_stat){.layer = b / s->heads, .head = b % s->heads};
+	for (int64_t k = 0; r->by_sample && k < s->samples; k++)
+		r->by_sample[k] = (mk_axis_stat){.sample = k, .length = s->lengths[k]};
 	return MK_OK;
 }
 
@@ -258,14 +269,33 @@ void mk_axis_opts_init(mk_axis_opts *o)
 	o->local = "local2";
 }
 
-int mk_axis_measure(const char *path, const mk_axis_opts *o, mk_axis_result *out)
+/* o with lengths_file read into given (*owned, to free). */
+static int axis_given(const mk_axis_opts *o, mk_axis_opts *copy, int64_t **owned)
 {
+	int ret;
+
+	*copy = *o;
+	*owned = NULL;
+	if (!o->lengths_file || o->given)
+		return MK_OK;
+	if ((ret = mk_lengths_read(o->lengths_file, 0, owned, &copy->ngiven)))
+		return ret;
+	copy->given = *owned;
+	return MK_OK;
+}
+
+int mk_axis_measure(const char *path, const mk_axis_opts *opts, mk_axis_result *out)
+{
+	mk_axis_opts copy = {0}, *o = &copy;
+	int64_t *given = NULL;
 	axis_src s;
 	int ret;
 
 	memset(out, 0, sizeof *out);
+	out->file = path;
 	mk_axis_src_init(&s, path, o);
-	if ((ret = axis_local_text(o, out)) || (ret = mk_axis_src_open(&s)) ||
+	if ((ret = axis_given(opts, &copy, &given)) || (ret = axis_local_text(o, out)) ||
+	    (ret = mk_axis_src_open(&s)) ||
 	    (ret = axis_result_init(&s, out)) || (ret = axis_measure_all(&s, out)))
 		goto out;
 	axis_lengths_summary(&s, out);
@@ -278,6 +308,7 @@ int mk_axis_measure(const char *path, const mk_axis_opts *o, mk_axis_result *out
 		axis_finish(&out->by_sample[k]);
 out:
 	mk_axis_src_close(&s);
+	free(given);
 	if (ret)
 		mk_axis_result_release(out);
 	return ret;
@@ -288,6 +319,9 @@ void mk_axis_result_release(mk_axis_result *r)
 	if (!r)
 		return;
 	free(r->local);
+	free(r->rows_name);
+	free(r->cols_name);
+	free(r->lengths_name);
 	free(r->by_layer);
 	free(r->by_head);
 	free(r->by_sample);
@@ -319,16 +353,18 @@ static void axis_write_row(void *ctx, int64_t b, int64_t i, uint64_t *dst)
 	mk_bits_or(dst, w->s->colbits + (size_t)b * words, words);
 }
 
-int mk_axis_write(const char *path, const mk_axis_opts *o, int64_t sample, const char *out)
+int mk_axis_write(const char *path, const mk_axis_opts *opts, int64_t sample, const char *out)
 {
+	mk_axis_opts o = {0};
+	int64_t *given = NULL;
 	axis_src s;
 	axis_writer w = {.s = &s};
 	mk_axis_cells *cells = NULL;
 	char expr[640];
 	int ret;
 
-	mk_axis_src_init(&s, path, o);
-	if ((ret = mk_axis_src_open(&s)))
+	mk_axis_src_init(&s, path, &o);
+	if ((ret = axis_given(opts, &o, &given)) || (ret = mk_axis_src_open(&s)))
 		goto out;
 	if (sample < 0 || sample >= s.samples) {
 		ret = mk_error_set(MK_EINVAL, "'%s': sample %" PRId64 " is outside 0..%" PRId64, path,
@@ -354,6 +390,144 @@ int mk_axis_write(const char *path, const mk_axis_opts *o, int64_t sample, const
 						 .expr = expr});
 out:
 	free(cells);
+	free(given);
 	mk_axis_src_close(&s);
 	return ret;
 }
+
+/* ---- the result, described once ------------------------------------------- */
+
+static void axis_show_indicators(const void *rec, char *buf, size_t cap)
+{
+	const mk_axis_result *r = rec;
+	int at = snprintf(buf, cap, "rows %s, cols %s (%s; %" PRId64 " samples x ", r->rows_name,
+			  r->cols_name, r->dtype_name, r->samples);
+
+	if (at < 0 || (size_t)at >= cap)
+		return;
+	if (r->rank == 4)
+		snprintf(buf + at, cap - (size_t)at, "%" PRId64 " layers x %" PRId64
+			 " heads x N = %" PRId64 ")", r->layers, r->heads, r->n);
+	else
+		snprintf(buf + at, cap - (size_t)at, "%" PRId64 " layer%s x N = %" PRId64 ")",
+			 r->layers, r->layers == 1 ? "" : "s", r->n);
+}
+
+static void axis_show_lengths(const void *rec, char *buf, size_t cap)
+{
+	const mk_axis_result *r = rec;
+	snprintf(buf, cap, "%s: min %" PRId64 ", mean %.2f, max %" PRId64,
+		 r->lengths_name ? r->lengths_name : "none (every sample is N long)", r->len_min,
+		 r->len_mean, r->len_max);
+}
+
+static void axis_show_threshold(const void *rec, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "p >= %g", ((const mk_axis_result *)rec)->threshold);
+}
+
+static void axis_show_local(const void *rec, char *buf, size_t cap)
+{
+	const char *local = ((const mk_axis_result *)rec)->local;
+	snprintf(buf, cap, "%s", local ? local : "none");
+}
+
+static bool axis_has_threshold(const void *rec)
+{
+	return ((const mk_axis_result *)rec)->is_float;
+}
+
+static bool axis_has_heads(const void *rec)
+{
+	return ((const mk_axis_result *)rec)->list_by_head;
+}
+
+static bool axis_has_samples(const void *rec)
+{
+	return ((const mk_axis_result *)rec)->by_sample != NULL;
+}
+
+/* A group's statistics, as JSON orders them; tables and CSV leave out the
+ * counts. */
+#define AXIS_STAT_FIELDS                                                                      \
+	{MK_FIELD(mk_axis_stat, rows_pct, "rows_pct", MK_FT_REAL), .label = "rows %",          \
+	 .fmt = "%.2f", .help = "% of real tokens row-wise important"},                         \
+	{MK_FIELD(mk_axis_stat, cols_pct, "cols_pct", MK_FT_REAL), .label = "cols %",          \
+	 .fmt = "%.2f", .help = "% of real tokens column-wise important"},                      \
+	{MK_FIELD(mk_axis_stat, rows, "rows", MK_FT_U64), .flags = MK_FF_JSON},                 \
+	{MK_FIELD(mk_axis_stat, cols, "cols", MK_FT_U64), .flags = MK_FF_JSON},                 \
+	{MK_FIELD(mk_axis_stat, tokens, "tokens", MK_FT_U64), .flags = MK_FF_JSON},             \
+	{MK_FIELD(mk_axis_stat, rho, "rho", MK_FT_REAL), .fmt = "%.6f",                        \
+	 .help = "Eq. 9: mean of 1 - |B|/N_i^2"},                                               \
+	{MK_FIELD(mk_axis_stat, rho_axis, "rho_axis", MK_FT_REAL), .label = "axis only",       \
+	 .fmt = "%.6f"},                                                                        \
+	{MK_FIELD(mk_axis_stat, rho_local, "rho_local", MK_FT_REAL), .label = "local only",    \
+	 .fmt = "%.6f"}
+
+static const mk_field axis_layer_fields[] = {
+	{MK_FIELD(mk_axis_stat, layer, "layer", MK_FT_I64)},
+	AXIS_STAT_FIELDS,
+};
+const mk_record mk_axis_layer_record = MK_RECORD("axis_layer", mk_axis_stat, axis_layer_fields);
+
+static const mk_field axis_head_fields[] = {
+	{MK_FIELD(mk_axis_stat, layer, "layer", MK_FT_I64)},
+	{MK_FIELD(mk_axis_stat, head, "head", MK_FT_I64)},
+	AXIS_STAT_FIELDS,
+};
+const mk_record mk_axis_head_record = MK_RECORD("axis_head", mk_axis_stat, axis_head_fields);
+
+static const mk_field axis_sample_fields[] = {
+	{MK_FIELD(mk_axis_stat, sample, "sample", MK_FT_I64)},
+	{MK_FIELD(mk_axis_stat, length, "length", MK_FT_I64)},
+	AXIS_STAT_FIELDS,
+};
+const mk_record mk_axis_sample_record =
+	MK_RECORD("axis_sample", mk_axis_stat, axis_sample_fields);
+
+#define AXIS_ALL(m, name_, type_) MK_FIELD(mk_axis_result, all.m, name_, type_)
+
+static const mk_field axis_fields[] = {
+	{MK_FIELD(mk_axis_result, file, "file", MK_FT_STR)},
+	{MK_FIELD(mk_axis_result, rows_name, "rows_dataset", MK_FT_STR), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, cols_name, "cols_dataset", MK_FT_STR), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, dtype_name, "dtype", MK_FT_STR), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, rows_name, "indicators", MK_FT_STR), .flags = MK_FF_TEXT,
+	 .show = axis_show_indicators},
+	{MK_FIELD(mk_axis_result, lengths_name, "lengths_from", MK_FT_STR), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, n, "lengths", MK_FT_I64), .flags = MK_FF_TEXT,
+	 .show = axis_show_lengths},
+	{MK_FIELD(mk_axis_result, threshold, "threshold", MK_FT_REAL), .label = "important",
+	 .flags = MK_FF_OMIT, .present = axis_has_threshold, .show = axis_show_threshold},
+	{MK_FIELD(mk_axis_result, local, "local", MK_FT_STR), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, n, "local", MK_FT_I64), .flags = MK_FF_TEXT,
+	 .show = axis_show_local},
+	{MK_FIELD(mk_axis_result, samples, "samples", MK_FT_I64), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, layers, "layers", MK_FT_I64), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, heads, "heads", MK_FT_I64), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, n, "n", MK_FT_I64), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, len_min, "length_min", MK_FT_I64), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, len_mean, "length_mean", MK_FT_REAL), .flags = MK_FF_NOTEXT},
+	{MK_FIELD(mk_axis_result, len_max, "length_max", MK_FT_I64), .flags = MK_FF_NOTEXT},
+	{AXIS_ALL(rows_pct, "rows_pct", MK_FT_REAL), .label = "row-wise", .fmt = "%.2f%%",
+	 .unit = "of real tokens"},
+	{AXIS_ALL(cols_pct, "cols_pct", MK_FT_REAL), .label = "column-wise", .fmt = "%.2f%%",
+	 .unit = "of real tokens"},
+	{AXIS_ALL(rows, "rows", MK_FT_U64), .flags = MK_FF_NOTEXT},
+	{AXIS_ALL(cols, "cols", MK_FT_U64), .flags = MK_FF_NOTEXT},
+	{AXIS_ALL(tokens, "tokens", MK_FT_U64), .flags = MK_FF_NOTEXT},
+	{AXIS_ALL(rho, "rho", MK_FT_REAL), .label = "sparsity", .fmt = "%.6f",
+	 .help = "Eq. 9: axis + local, mean over the blocks of 1 - |B|/N_i^2"},
+	{AXIS_ALL(rho_axis, "rho_axis", MK_FT_REAL), .label = "axis only", .fmt = "%.6f"},
+	{AXIS_ALL(rho_local, "rho_local", MK_FT_REAL), .label = "local only", .fmt = "%.6f"},
+	{MK_FIELD(mk_axis_result, by_layer, "by_layer", MK_FT_LIST), .flags = MK_FF_NOTEXT,
+	 .sub = &mk_axis_layer_record, .count_offset = offsetof(mk_axis_result, layers)},
+	{MK_FIELD(mk_axis_result, by_head, "by_head", MK_FT_LIST), .flags = MK_FF_NOTEXT | MK_FF_OMIT,
+	 .sub = &mk_axis_head_record, .count_offset = offsetof(mk_axis_result, blocks),
+	 .present = axis_has_heads},
+	{MK_FIELD(mk_axis_result, by_sample, "by_sample", MK_FT_LIST),
+	 .flags = MK_FF_NOTEXT | MK_FF_OMIT, .sub = &mk_axis_sample_record,
+	 .count_offset = offsetof(mk_axis_result, samples), .present = axis_has_samples},
+};
+
+const mk_record mk_axis_record = MK_RECORD("axis", mk_axis_result, axis_fields);

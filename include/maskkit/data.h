@@ -8,6 +8,7 @@
 
 #include "core.h"
 #include "mask.h"
+#include "result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -214,6 +215,60 @@ int mk_prune_levels(const float *p, int64_t n, const double *sparsity, size_t le
 int mk_gumbel_mask(const float *logits, int64_t n, double tau, uint64_t seed, uint64_t head,
 		   mk_mask *out, mk_prune_result *r);
 
+/* ---- maskkit prune as one call (analysis/prune_run.c) ----------------------- */
+
+typedef struct mk_prune_run_opts {
+	const double *levels;       /* target sparsities (none for gumbel) */
+	size_t nlevels;
+	const char *const *outputs; /* an HDF5 file for each level (one for gumbel) */
+	mk_prune_mode mode;
+	bool border;                /* MK_PRUNE_DIAGONAL: keep the first and last rows, columns */
+	bool gumbel;                /* sample a mask from logits instead (tau, seed) */
+	double tau;
+	uint64_t seed;
+	uint64_t max_memory;        /* for the input and every mask */
+} mk_prune_run_opts;
+
+typedef struct mk_prune_head {
+	int64_t head;
+	mk_prune_result r;
+} mk_prune_head;
+
+typedef struct mk_prune_level {
+	double target;              /* NaN for gumbel */
+	const char *output;
+	mk_prune_head *heads;
+	int64_t nheads;
+} mk_prune_level;
+
+typedef struct mk_prune_report {
+	const char *input;          /* as given (not owned) */
+	int rank;                   /* of the input: 2 ([n, n]) or 3 ([heads, n, n]) */
+	int64_t heads, n;
+	const char *dtype, *mode;   /* the input's; "entry", "diagonal" or "gumbel" */
+	bool border, gumbel;
+	double tau;
+	uint64_t seed;
+	mk_prune_level *levels;
+	int64_t nlevels;
+	mk_prune_head *all;         /* [nlevels * heads]: the levels' heads */
+} mk_prune_report;
+
+/* What `maskkit prune` does: reads the importance matrices of input (a
+ * tensor, [n, n] or [heads, n, n]: mk_tensor_read), makes every level's
+ * masks of every head (all held at once, checked against max_memory first)
+ * and writes level l's to outputs[l] as a stack (mk_write_stack_h5: [heads,
+ * n, n], or [n, n] for a 2-D input).  Errors name the input. */
+int mk_prune_run(const char *input, const mk_prune_run_opts *o, mk_prune_report *out);
+void mk_prune_report_release(mk_prune_report *r);
+/* The result (JSON; text: input, mode): input, rank, heads, n, mode, border,
+ * tau and seed (gumbel only), levels (mk_prune_level_record). */
+extern const struct mk_record mk_prune_report_record;
+/* A level: target (null for gumbel), output, heads (head, sparsity, kept,
+ * diagonals when kept by diagonal, expected_sparsity for gumbel, toeplitz,
+ * toeplitz_interior; tables show toeplitz as yes, interior or no). */
+extern const struct mk_record mk_prune_level_record;
+
 /* ---- attention statistics (analysis/attn_stats.c) --------------------------- */
 
 /*
@@ -263,6 +318,63 @@ void mk_attn_summary_release(mk_attn_summary *r);
 int mk_attn_summary_dataset(mk_dataset *d, uint64_t max_memory, mk_progress_fn progress,
 			    void *parg, mk_attn_summary *out);
 
+/* ---- maskkit attn-stats as one call (analysis/attn_stats_run.c) ------------- */
+
+typedef struct mk_attn_stats_opts {
+	mk_dataset_opts d;       /* the data set (`parallel` is set: every rank calls) */
+	int64_t max_offset;      /* the profile reported: offsets -k..k, k = min(this, n - 1) */
+	mk_progress_fn progress; /* (samples done, samples); may be NULL */
+	void *parg;
+} mk_attn_stats_opts;
+
+/* One layer's or head's statistics as reported: its profile at -k..k. */
+typedef struct mk_attn_report_item {
+	int64_t layer, head;        /* head -1: the layer's mean over its heads */
+	mk_attn_head_summary s;
+	const double *profile;      /* width entries, offsets -k..k (into sum) */
+	int64_t width;
+	struct mk_attn_report_item *heads; /* a layer's: its heads (into by_head), else NULL */
+	int64_t nheads;
+} mk_attn_report_item;
+
+typedef struct mk_attn_report {
+	char *file, *dataset, *lengths; /* lengths: its dataset, NULL for none */
+	const char *dtype, *weighting;  /* as stored; "cells" */
+	int64_t samples, layers, heads, n;
+	uint64_t rows;                 /* real rows per head */
+	int64_t len_min, len_max;
+	double len_mean;
+	int64_t k, width;              /* offsets -k..k: width = 2k + 1 */
+	int64_t *offsets;              /* [width]: -k..k */
+	const int64_t *count;          /* [width]: cells per head at each offset */
+	mk_attn_report_item *per_layer; /* [layers], each with its heads */
+	mk_attn_report_item *by_head;   /* [layers * heads], layer-major */
+	mk_attn_report_item *table;     /* [table_rows]: each layer's heads, then its mean
+					* when it has several */
+	int64_t nhead, table_rows;
+	mk_attn_summary sum;           /* everything, the whole profiles included */
+} mk_attn_report;
+
+/* What `maskkit attn-stats` does: opens spec (FILE.h5, or FILE.h5:/PATH naming
+ * the dataset: o->d.dataset must then be NULL, else MK_EINVAL with the
+ * `dataset` parameter) on every rank together and summarises it
+ * (mk_attn_summary_dataset).  Collective under MPI; the result is complete on
+ * rank 0 only (the others get it empty). */
+int mk_attn_stats_run(const char *spec, const mk_attn_stats_opts *o, mk_attn_report *out);
+void mk_attn_report_release(mk_attn_report *s);
+/* The profile over offsets -k..k as CSV: offset, count, each layer's mean
+ * over heads (layerL), then every head (layerL_headH); atomically. */
+int mk_attn_report_write_profile(const mk_attn_report *s, const char *path);
+/* The result (JSON; text: data, lengths, rows): file, dataset, dtype, lengths,
+ * samples, layers, heads, n, rows, weighting, max_offset, offsets, count,
+ * per_layer (layer, diag, off, first, last, entropy, mass_min, mass_max,
+ * profile, heads: the same with head for layer). */
+extern const struct mk_record mk_attn_report_record;
+/* A row of table or by_head (tables, CSV): layer, head ("mean" in tables
+ * for a layer's mean), diag, off, first, last, entropy, mass_min, mass_max
+ * (not in tables). */
+extern const struct mk_record mk_attn_report_row_record;
+
 /* ---- inputs derived from attention (analysis/attn_derive.c) ---------------- */
 
 /* The mean attention map of every (layer, head) over the samples at least m
@@ -285,6 +397,44 @@ int mk_attn_indicators(mk_dataset *d, double col_factor, double row_entropy,
 		       uint64_t max_memory, mk_progress_fn progress, void *parg, uint8_t **rows,
 		       uint8_t **cols);
 
+/* What `maskkit attn-derive` does, as one call (analysis/attn_derive_run.c). */
+typedef struct mk_attn_derive_opts {
+	mk_dataset_opts d;       /* the data set; d.max_memory caps the work too */
+	const char *mean_map;    /* the mean map of each layer L as dataset layer_L [heads, M,
+				  * M] (float32) of this HDF5 file, or NULL */
+	int64_t size;            /* M; 0: the median sample length */
+	const char *png;         /* with mean_map: heatmaps of layer `layer`'s heads, or NULL */
+	int64_t layer;
+	const char *indicators;  /* 'rows' and 'cols' [samples, layers, heads, N] (float32 0/1)
+				  * of this HDF5 file (mk_attn_indicators), or NULL */
+	double col_factor, row_entropy;
+	mk_progress_fn progress; /* (samples done, samples); may be NULL */
+	void *parg;
+} mk_attn_derive_opts;
+
+typedef struct mk_attn_derive_map {
+	const char *output;      /* NULL: not made */
+	int64_t size, samples, layers; /* M, the samples averaged, the layers */
+} mk_attn_derive_map;
+
+typedef struct mk_attn_derive_ind {
+	const char *output;      /* NULL: not made */
+	double row_share, col_share; /* of the real tokens, indicated */
+} mk_attn_derive_ind;
+
+typedef struct mk_attn_derive {
+	mk_attn_derive_map mean_map;
+	mk_attn_derive_ind indicators;
+} mk_attn_derive;
+
+/* Opens path (the data set) and writes the outputs o names, each file
+ * complete or not at all (a temporary file renamed).  MK_EINVAL with the
+ * `layer` parameter, before any work, when png's layer is not in the data. */
+int mk_attn_derive_run(const char *path, const mk_attn_derive_opts *o, mk_attn_derive *out);
+/* The result (JSON): mean_map (output, size, samples, layers) and indicators
+ * (output, row_share, col_share), each only when made. */
+extern const struct mk_record mk_attn_derive_record;
+
 /* ---- adaptive axis masks (analysis/axis.c) ---------------------------------- */
 
 /*
@@ -301,11 +451,13 @@ typedef struct mk_axis_opts {
 				* when present; "": none (every sample is N long) */
 	const int64_t *given;  /* lengths from elsewhere (replace the file's), or NULL */
 	int64_t ngiven;        /* entries in given: must be the number of samples */
+	const char *lengths_file; /* else lengths read from this (mk_lengths_read), or NULL */
 	double threshold;      /* floats: important when >= threshold (NaN is an error) */
 	const char *local;     /* the local pattern's expression; NULL: "local2"; "none" */
 	uint64_t seed;         /* for random terms of local that give none */
 	uint64_t max_memory;   /* cap for one sample's indicators; 0 = default */
 	bool by_sample;        /* fill by_sample and lengths */
+	bool by_head;          /* the report (mk_axis_record) lists by_head, always filled */
 	mk_progress_fn progress; /* (samples done, samples); may be NULL */
 	void *parg;
 } mk_axis_opts;
@@ -315,6 +467,7 @@ void mk_axis_opts_init(mk_axis_opts *o);
 
 /* Means over the (sample, layer, head) blocks of a group. */
 typedef struct mk_axis_stat {
+	int64_t layer, head, sample, length; /* the group's place, where it has one */
 	double rho;          /* Eq. 9: mean of 1 - |B| / len^2 */
 	double rho_axis;     /* the same for the axis part alone */
 	double rho_local;    /* the same for the local pattern alone */
@@ -325,17 +478,23 @@ typedef struct mk_axis_stat {
 } mk_axis_stat;
 
 typedef struct mk_axis_result {
+	const char *file;          /* as given (not owned) */
 	int64_t samples, layers, heads, n; /* absent axes count 1 */
+	int64_t blocks;            /* layers * heads */
 	int rank;
-	char rows_name[256], cols_name[256], lengths_name[256]; /* lengths_name "" when none */
+	char *rows_name, *cols_name; /* the datasets read */
+	char *lengths_name;        /* the lengths' dataset, else lengths_file; NULL: none */
 	mk_dtype dtype;            /* of the row indicators: MK_DTYPE_U8, MK_DTYPE_BOOL ... */
+	const char *dtype_name;    /* its name */
 	bool is_float;
+	double threshold;          /* with is_float: important when >= threshold */
 	char *local;               /* the local pattern's canonical text; NULL for none */
 	int64_t len_min, len_max;
 	double len_mean;
 	mk_axis_stat all;
 	mk_axis_stat *by_layer;    /* [layers] */
 	mk_axis_stat *by_head;     /* [layers * heads] */
+	bool list_by_head;         /* opts.by_head */
 	mk_axis_stat *by_sample;   /* [samples] with opts.by_sample, else NULL */
 	int64_t *lengths;          /* [samples] with opts.by_sample, else NULL */
 } mk_axis_result;
@@ -355,6 +514,18 @@ typedef struct mk_axis_result {
  */
 int mk_axis_measure(const char *path, const mk_axis_opts *o, mk_axis_result *out);
 void mk_axis_result_release(mk_axis_result *r);
+/* The result (JSON; text: file, indicators, lengths, important, local, the
+ * percentages and sparsities): file, rows_dataset, cols_dataset, dtype,
+ * lengths_from, threshold (floats only), local, samples, layers, heads, n,
+ * length_min, length_mean, length_max, rows_pct, cols_pct, rows, cols,
+ * tokens, rho, rho_axis, rho_local, by_layer, by_head and by_sample (when
+ * filled: the group's place, then the same statistics). */
+extern const struct mk_record mk_axis_record;
+/* A group as a table's or CSV's row: its place (layer; layer, head; sample,
+ * length), rows_pct, cols_pct, rho, rho_axis, rho_local. */
+extern const struct mk_record mk_axis_layer_record;
+extern const struct mk_record mk_axis_head_record;
+extern const struct mk_record mk_axis_sample_record;
 
 /* Writes sample k's masks B (the axis part OR the local pattern), each
  * len x len, with mk_write_stack_h5 as [layers, heads, len, len] (layers

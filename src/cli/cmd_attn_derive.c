@@ -4,18 +4,12 @@
  * (for `maskkit prune`, as SparseBERT prunes DAM's importance) and AAA-style
  * row and column indicators (for `maskkit axis`).
  */
-#define _GNU_SOURCE /* asprintf */
+#define _GNU_SOURCE /* realpath */
 #include "config.h"
-#include <cJSON.h>
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "cli.h"
-#include "plot.h"
 
 typedef struct ad_opts {
 	mk_dataset_opts d;
@@ -50,167 +44,7 @@ static const struct cli_opt ad_table[] = {
 	CLI_OPT_END,
 };
 
-static int ad_cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int64_t ad_median_length(const mk_dataset_info *in, const int64_t *len)
-{
-	int64_t *v = malloc((size_t)in->samples * sizeof *v), m;
-
-	if (!v)
-		return in->n;
-	memcpy(v, len, (size_t)in->samples * sizeof *v);
-	qsort(v, (size_t)in->samples, sizeof *v, ad_cmp_i64);
-	m = v[(in->samples - 1) / 2];
-	free(v);
-	return m;
-}
-
-/* Several datasets into one file, all or nothing: into a temporary file in
- * the same folder, renamed at the end. */
-static int ad_tmp_name(const char *out, char **tmp)
-{
-	if (asprintf(tmp, "%s.tmp.%ld.h5", out, (long)getpid()) < 0) {
-		*tmp = NULL;
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	}
-	return MK_OK;
-}
-
-static int ad_finish(int ret, char *tmp, const char *out)
-{
-	if (ret == MK_OK && rename(tmp, out) != 0)
-		ret = mk_error_errno(errno, "'%s'", out);
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
-}
-
-static int ad_png(const ad_opts *o, const mk_dataset_info *in, int64_t m, const double *map)
-{
-	const double **mats = calloc((size_t)in->heads, sizeof *mats);
-	char **labels = calloc((size_t)in->heads, sizeof *labels), title[160];
-	int ret = mats && labels ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
-
-	if (ret == MK_OK && o->layer >= in->layers)
-		ret = mk_error_set(MK_EINVAL, "--layer %" PRId64 ": the data has %" PRId64
-				   " layers (0..%" PRId64 ")", o->layer, in->layers, in->layers - 1);
-	for (int64_t h = 0; ret == MK_OK && h < in->heads; h++) {
-		mats[h] = map + (o->layer * in->heads + h) * m * m;
-		if (asprintf(&labels[h], "head %" PRId64, h) < 0) {
-			labels[h] = NULL;
-			ret = mk_error_set(MK_ENOMEM, "out of memory");
-		}
-	}
-	snprintf(title, sizeof title, "mean attention, layer %" PRId64 ", first %" PRId64
-		 " tokens (query down, key across)", o->layer, m);
-	mk_heatmap_opts ho = {.title = title, .labels = (const char *const *)labels};
-	if (ret == MK_OK && (ret = mk_range_parse("p1", &ho.range)) == MK_OK)
-		ret = mk_png_heatmaps(o->png, mats, (int)in->heads, m, m,
-				      in->heads > 4 ? 4 : (int)in->heads, &ho);
-	for (int64_t h = 0; labels && h < in->heads; h++)
-		free(labels[h]);
-	free(labels);
-	free(mats);
-	return ret;
-}
-
-static int ad_write_mean(mk_dataset *d, const ad_opts *o, cJSON *j)
-{
-	const mk_dataset_info *in = mk_dataset_get_info(d);
-	int64_t m = o->size ? o->size : ad_median_length(in, mk_dataset_lengths(d)), used;
-	mk_tensor t = {0};
-	double *map = NULL;
-	char *tmp = NULL;
-	int ret;
-
-	if ((ret = mk_attn_mean_map(d, m, o->d.max_memory, cli_progress, NULL, &map, &used)) ||
-	    (ret = mk_tensor_new(3, (int64_t[]){in->heads, m, m}, MK_DTYPE_F32, o->d.max_memory,
-				 "the mean map", &t)) ||
-	    (ret = ad_tmp_name(o->mean_map, &tmp)))
-		goto cleanup;
-	for (int64_t l = 0; l < in->layers && ret == MK_OK; l++) {
-		char name[32];
-		for (int64_t c = 0; c < in->heads * m * m; c++)
-			t.data[c] = (float)map[l * in->heads * m * m + c];
-		snprintf(name, sizeof name, "layer_%" PRId64, l);
-		ret = mk_tensor_write(&t, tmp, name, MK_DTYPE_F32);
-	}
-	ret = ad_finish(ret, tmp, o->mean_map);
-	tmp = NULL;
-	if (ret == MK_OK && o->png)
-		ret = ad_png(o, in, m, map);
-	if (ret == MK_OK) {
-		cJSON *x = cJSON_AddObjectToObject(j, "mean_map");
-		cJSON_AddStringToObject(x, "output", o->mean_map);
-		cJSON_AddNumberToObject(x, "size", (double)m);
-		cJSON_AddNumberToObject(x, "samples", (double)used);
-		cJSON_AddNumberToObject(x, "layers", (double)in->layers);
-	}
-cleanup:
-	free(tmp);
-	free(map);
-	mk_tensor_release(&t);
-	return ret;
-}
-
-static double ad_share(const uint8_t *x, const mk_dataset_info *in, const int64_t *len)
-{
-	uint64_t on = 0, real = 0;
-
-	for (int64_t s = 0; s < in->samples; s++)
-		for (int64_t c = 0; c < in->layers * in->heads; c++) {
-			const uint8_t *row = x + (s * in->layers * in->heads + c) * in->n;
-			for (int64_t t = 0; t < len[s]; t++)
-				on += row[t];
-			real += (uint64_t)len[s];
-		}
-	return real ? (double)on / (double)real : 0;
-}
-
-static int ad_write_indicators(mk_dataset *d, const ad_opts *o, cJSON *j)
-{
-	const mk_dataset_info *in = mk_dataset_get_info(d);
-	const int64_t *len = mk_dataset_lengths(d);
-	uint8_t *ind[2] = {NULL, NULL};
-	const char *names[2] = {"rows", "cols"};
-	mk_tensor t = {0};
-	char *tmp = NULL;
-	int ret;
-
-	if ((ret = mk_attn_indicators(d, o->col_factor, o->row_entropy, o->d.max_memory,
-				      cli_progress, NULL, &ind[0], &ind[1])) ||
-	    (ret = mk_tensor_new(4, (int64_t[]){in->samples, in->layers, in->heads, in->n},
-				 MK_DTYPE_F32, o->d.max_memory, "the indicators", &t)) ||
-	    (ret = ad_tmp_name(o->indicators, &tmp)))
-		goto cleanup;
-	for (int k = 0; k < 2 && ret == MK_OK; k++) {
-		for (uint64_t c = 0; c < mk_tensor_count(&t); c++)
-			t.data[c] = ind[k][c];
-		ret = mk_tensor_write(&t, tmp, names[k], MK_DTYPE_F32);
-	}
-	ret = ad_finish(ret, tmp, o->indicators);
-	tmp = NULL;
-	if (ret == MK_OK) {
-		cJSON *x = cJSON_AddObjectToObject(j, "indicators");
-		cJSON_AddStringToObject(x, "output", o->indicators);
-		cJSON_AddNumberToObject(x, "row_share", ad_share(ind[0], in, len));
-		cJSON_AddNumberToObject(x, "col_share", ad_share(ind[1], in, len));
-	}
-cleanup:
-	free(tmp);
-	free(ind[0]);
-	free(ind[1]);
-	mk_tensor_release(&t);
-	return ret;
-}
-
-/* path with its folder resolved (the file need not exist), for comparing
- * names of files not yet written. */
+/* path with its folder resolved (the file need not exist yet). */
 static void ad_canon(const char *path, char *buf, size_t size)
 {
 	const char *slash = strrchr(path, '/');
@@ -223,44 +57,36 @@ static void ad_canon(const char *path, char *buf, size_t size)
 	free(real);
 }
 
-/* The outputs replace whole files: never the input's, nor each other. */
-static int ad_check_outputs(const ad_opts *o, const char *input)
+/* The outputs replace whole files: never each other (the parser keeps them
+ * off the input). */
+static int ad_check_outputs(const ad_opts *o)
 {
 	const char *outs[3] = {o->mean_map, o->indicators, o->png};
 	static const char *const opts[3] = {"--mean-map", "--indicators", "--png"};
-	size_t flen = mk_tensor_file_len(input);
-	char *file = strndup(input, flen);
-	int ret = file ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
+	char ca[8192], cb[8192];
 
-	for (int k = 0; k < 3 && ret == MK_OK; k++) {
-		const char *others[4] = {file, NULL, NULL, NULL};
-		int n = 1;
-		for (int x = 0; x < k; x++)
-			if (outs[x])
-				others[n++] = outs[x];
-		if (outs[k])
-			ret = cli_output_not_input(opts[k], outs[k], others, n);
-		for (int x = 0; x < k && ret == MK_OK; x++) {
-			char ca[8192], cb[8192];
-			if (!outs[k] || !outs[x])
+	for (int k = 0; k < 3; k++)
+		for (int x = 0; x < k && outs[k]; x++) {
+			if (!outs[x])
 				continue;
 			ad_canon(outs[k], ca, sizeof ca);
 			ad_canon(outs[x], cb, sizeof cb);
 			if (!strcmp(ca, cb))
-				ret = mk_error_set(MK_EINVAL, "%s '%s' and %s '%s' name the same file",
-						   opts[x], outs[x], opts[k], outs[k]);
+				return mk_error_set(MK_EINVAL, "%s '%s' and %s '%s' name the same file",
+						    opts[x], outs[x], opts[k], outs[k]);
 		}
-	}
-	free(file);
-	return ret;
+	return MK_OK;
 }
 
 static int ad_exec(void *opts, const cli_args *a)
 {
 	ad_opts *o = opts;
 	const struct mk_cmd *c = &mk_cmd_attn_derive;
-	mk_dataset *d = NULL;
-	cJSON *j = NULL;
+	mk_attn_derive_opts ao = {.d = o->d, .mean_map = o->mean_map, .size = o->size,
+				  .png = o->png, .layer = o->layer, .indicators = o->indicators,
+				  .col_factor = o->col_factor, .row_entropy = o->row_entropy,
+				  .progress = cli_progress};
+	mk_attn_derive r;
 	int ret;
 
 	if (a->argc != 1)
@@ -270,33 +96,9 @@ static int ad_exec(void *opts, const cli_args *a)
 	if ((cli_given(a, "size") || o->png || cli_given(a, "layer")) && !o->mean_map)
 		return cli_usage_error(c, "--size, --png and --layer are the mean map's: give "
 				       "--mean-map");
-	if (!(j = cJSON_CreateObject()))
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	if ((ret = ad_check_outputs(o, a->argv[0])) ||
-	    (o->mean_map &&
-	     (ret = mk_tensor_check_output(o->mean_map, "layer_0", (const char *const *)a->argv, 1))) ||
-	    (o->indicators &&
-	     (ret = mk_tensor_check_output(o->indicators, "rows", (const char *const *)a->argv, 1))) ||
-	    (ret = mk_dataset_open(a->argv[0], &o->d, &d)))
-		goto cleanup;
-	if (o->png && o->layer >= mk_dataset_get_info(d)->layers) {
-		ret = mk_error_set(MK_EINVAL, "--layer %" PRId64 ": the data has %" PRId64
-				   " layers (0..%" PRId64 ")", o->layer,
-				   mk_dataset_get_info(d)->layers, mk_dataset_get_info(d)->layers - 1);
-		goto cleanup;
-	}
-	if (o->mean_map && (ret = ad_write_mean(d, o, j)))
-		goto cleanup;
-	if (o->indicators && (ret = ad_write_indicators(d, o, j)))
-		goto cleanup;
-	if (o->json) {
-		ret = cli_json_out(j);
-		j = NULL;
-	}
-cleanup:
-	cJSON_Delete(j);
-	mk_dataset_close(d);
-	return ret;
+	if ((ret = ad_check_outputs(o)) || (ret = mk_attn_derive_run(a->argv[0], &ao, &r)))
+		return ret;
+	return o->json ? mk_emit(stdout, MK_EMIT_JSON, &mk_attn_derive_record, &r, 1, 0) : MK_OK;
 }
 
 const struct mk_cmd mk_cmd_attn_derive = {

@@ -6,10 +6,7 @@
  * table, CSV or JSON, with the profile as CSV and as a gnuplot figure.
  */
 #include "config.h"
-#include <errno.h>
-#include <cJSON.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,13 +19,6 @@ typedef struct as_opts {
 	int64_t max_offset;
 	bool json, progress;
 } as_opts;
-
-/* What was read, for the reports. */
-typedef struct as_source {
-	const mk_dataset_info *in;
-	const int64_t *lengths;
-	int64_t k; /* offsets shown: -k..k */
-} as_source;
 
 /* --lengths and --axes take '' too (no lengths; no leading axes). */
 static int as_opt_lengths(void *opts, const char *arg)
@@ -91,269 +81,67 @@ static void as_progress(int64_t done, int64_t total, void *arg)
 		done, total, 100.0 * (double)done / (double)total, done >= total ? "\n" : "");
 }
 
-/* ---- reports --------------------------------------------------------------- */
-
-static void as_print_head(const char *label_l, const char *label_h, const mk_attn_head_summary *s)
-{
-	printf("%5s %5s %11.6g %11.6g %11.6g %11.6g %9.4f %9.6f\n", label_l, label_h, s->diag,
-	       s->off, s->first, s->last, s->entropy, s->mass_min);
-}
-
-static void as_print(const mk_attn_summary *r, const as_source *src)
-{
-	const mk_dataset_info *in = src->in;
-	int64_t lo = src->lengths[0], hi = lo;
-	double sum = 0.0;
-
-	for (int64_t i = 0; i < in->samples; i++) {
-		lo = src->lengths[i] < lo ? src->lengths[i] : lo;
-		hi = src->lengths[i] > hi ? src->lengths[i] : hi;
-		sum += (double)src->lengths[i];
-	}
-	printf("data       %s:%s (%s, %" PRId64 " samples x %" PRId64 " layers x %" PRId64
-	       " heads x %" PRId64 " x %" PRId64 ")\n", in->path, in->name, mk_dtype_name(in->dtype), in->samples,
-	       in->layers, in->heads, in->n, in->n);
-	if (in->lengths_name)
-		printf("lengths    %s: min %" PRId64 ", mean %.2f, max %" PRId64 "\n",
-		       in->lengths_name, lo, sum / (double)in->samples, hi);
-	else
-		printf("lengths    none: every sample is N = %" PRId64 " long\n", in->n);
-	printf("rows       %" PRIu64 " real rows per head; means pool all samples' real cells\n\n",
-	       r->rows[0]);
-	printf("%5s %5s %11s %11s %11s %11s %9s %9s\n", "layer", "head", "diag", "off", "first",
-	       "last", "entropy", "mass_min");
-	for (int64_t l = 0; l < r->layers; l++) {
-		char ls[24], hs[24];
-		snprintf(ls, sizeof ls, "%" PRId64, l);
-		for (int64_t h = 0; h < r->heads; h++) {
-			snprintf(hs, sizeof hs, "%" PRId64, h);
-			as_print_head(ls, hs, &r->head[l * r->heads + h]);
-		}
-		if (r->heads > 1)
-			as_print_head(ls, "mean", &r->layer[l]);
-	}
-}
-
-/* A CSV field: %.17g, empty for NaN. */
-static void as_csv_num(FILE *f, double v, const char *end)
-{
-	if (isnan(v))
-		fputs(end, f);
-	else
-		fprintf(f, "%.17g%s", v, end);
-}
-
-/* The table as CSV (--csv FILE or -). */
-static int as_write_csv(void *file, void *arg)
-{
-	const mk_attn_summary *r = arg;
-	FILE *f = file;
-
-	fprintf(f, "layer,head,diag,off,first,last,entropy,mass_min,mass_max\n");
-	for (int64_t k = 0; k < r->layers * r->heads; k++) {
-		const mk_attn_head_summary *s = &r->head[k];
-		fprintf(f, "%" PRId64 ",%" PRId64 ",", k / r->heads, k % r->heads);
-		as_csv_num(f, s->diag, ",");
-		as_csv_num(f, s->off, ",");
-		as_csv_num(f, s->first, ",");
-		as_csv_num(f, s->last, ",");
-		as_csv_num(f, s->entropy, ",");
-		as_csv_num(f, s->mass_min, ",");
-		as_csv_num(f, s->mass_max, "\n");
-	}
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
-}
-
-/* JSON has no NaN: null stands for "no cells". */
-static void as_json_num(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-/* The entries of offsets -k..k of a profile of r->width entries. */
-static cJSON *as_json_profile(const double *prof, int64_t n, int64_t k)
-{
-	cJSON *a = cJSON_CreateArray();
-	for (int64_t x = n - 1 - k; x <= n - 1 + k; x++)
-		cJSON_AddItemToArray(a, isfinite(prof[x]) ? cJSON_CreateNumber(prof[x])
-							  : cJSON_CreateNull());
-	return a;
-}
-
-/* key: "layer" or "head", whose number is index. */
-static cJSON *as_json_stats(const char *key, int64_t index, const mk_attn_head_summary *s,
-			    const double *prof, const mk_attn_summary *r, int64_t k)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, key, (double)index);
-	as_json_num(o, "diag", s->diag);
-	as_json_num(o, "off", s->off);
-	as_json_num(o, "first", s->first);
-	as_json_num(o, "last", s->last);
-	as_json_num(o, "entropy", s->entropy);
-	as_json_num(o, "mass_min", s->mass_min);
-	as_json_num(o, "mass_max", s->mass_max);
-	cJSON_AddItemToObject(o, "profile", as_json_profile(prof, r->n, k));
-	return o;
-}
-
-static cJSON *as_json(const mk_attn_summary *r, const as_source *src)
-{
-	const mk_dataset_info *in = src->in;
-	cJSON *o = cJSON_CreateObject(), *a, *layers;
-	int64_t k = src->k;
-
-	cJSON_AddStringToObject(o, "file", in->path);
-	cJSON_AddStringToObject(o, "dataset", in->name);
-	cJSON_AddStringToObject(o, "dtype", mk_dtype_name(in->dtype));
-	if (in->lengths_name)
-		cJSON_AddStringToObject(o, "lengths", in->lengths_name);
-	else
-		cJSON_AddNullToObject(o, "lengths");
-	cJSON_AddNumberToObject(o, "samples", (double)in->samples);
-	cJSON_AddNumberToObject(o, "layers", (double)in->layers);
-	cJSON_AddNumberToObject(o, "heads", (double)in->heads);
-	cJSON_AddNumberToObject(o, "n", (double)in->n);
-	cJSON_AddNumberToObject(o, "rows", (double)r->rows[0]);
-	cJSON_AddStringToObject(o, "weighting", "cells");
-	cJSON_AddNumberToObject(o, "max_offset", (double)k);
-	a = cJSON_AddArrayToObject(o, "offsets");
-	for (int64_t d = -k; d <= k; d++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)d));
-	a = cJSON_AddArrayToObject(o, "count");
-	for (int64_t d = -k; d <= k; d++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)r->count[d + r->n - 1]));
-	layers = cJSON_AddArrayToObject(o, "per_layer");
-	for (int64_t l = 0; l < r->layers; l++) {
-		cJSON *x = as_json_stats("layer", l, &r->layer[l], r->layer_profile + l * r->width,
-					 r, k);
-		cJSON *heads = cJSON_CreateArray();
-		for (int64_t h = 0; h < r->heads; h++) {
-			int64_t lh = l * r->heads + h;
-			cJSON_AddItemToArray(heads, as_json_stats("head", h, &r->head[lh],
-								  r->profile + lh * r->width, r, k));
-		}
-		cJSON_AddItemToObject(x, "heads", heads);
-		cJSON_AddItemToArray(layers, x);
-	}
-	return o;
-}
-
-static int as_emit_json(const mk_attn_summary *r, const as_source *src)
-{
-	return cli_json_out(as_json(r, src));
-}
-
-/* ---- the profile as CSV and as a figure ------------------------------------ */
-
-typedef struct as_profile_arg {
-	const mk_attn_summary *r;
-	int64_t k;
-} as_profile_arg;
-
-/* offset, count, then each layer's mean over heads, then every head. */
-static int as_write_profile(void *file, void *arg)
-{
-	const as_profile_arg *p = arg;
-	const mk_attn_summary *r = p->r;
-	FILE *f = file;
-
-	fprintf(f, "offset,count");
-	for (int64_t l = 0; l < r->layers; l++)
-		fprintf(f, ",layer%" PRId64, l);
-	for (int64_t lh = 0; lh < r->layers * r->heads; lh++)
-		fprintf(f, ",layer%" PRId64 "_head%" PRId64, lh / r->heads, lh % r->heads);
-	fputc('\n', f);
-	for (int64_t x = r->n - 1 - p->k; x <= r->n - 1 + p->k; x++) {
-		fprintf(f, "%" PRId64 ",%" PRIu64, x - (r->n - 1), r->count[x]);
-		for (int64_t l = 0; l < r->layers; l++) {
-			fputc(',', f);
-			as_csv_num(f, r->layer_profile[l * r->width + x], "");
-		}
-		for (int64_t lh = 0; lh < r->layers * r->heads; lh++) {
-			fputc(',', f);
-			as_csv_num(f, r->profile[lh * r->width + x], "");
-		}
-		fputc('\n', f);
-	}
-	return ferror(f) ? mk_error_set(MK_ESYS, "write error: %s", strerror(errno ? errno : EIO)) : MK_OK;
-}
-
 /* Columns offset, layer_0, layer_1, ...; a log scale when every value shown
  * is positive (zeros and missing offsets would vanish from it). */
-static int as_plot(const char *path, const mk_attn_summary *r, const as_source *src)
+static int as_plot(const char *path, const mk_attn_report *s)
 {
-	int64_t rows = 2 * src->k + 1, l, ncols = r->layers + 1;
-	char **names = NULL, title[512];
-	double *data = NULL;
+	int64_t rows = s->width, ncols = s->layers + 1;
+	char (*names)[32] = calloc((size_t)ncols, sizeof *names), title[512];
+	const char **cols = calloc((size_t)ncols, sizeof *cols);
+	double *data = malloc((size_t)(rows * ncols) * sizeof *data);
 	bool logy = true;
 	int ret = MK_OK;
 
 	if (ncols > 4096)
-		return mk_error_set(MK_ERANGE, "--png draws at most 4095 layers, got %" PRId64,
-				    r->layers);
-	data = malloc((size_t)(rows * ncols) * sizeof *data);
-	names = calloc((size_t)ncols, sizeof *names);
-	if (!data || !names) {
+		ret = mk_error_set(MK_ERANGE, "--png draws at most 4095 layers, got %" PRId64,
+				   s->layers);
+	else if (!data || !names || !cols)
 		ret = mk_error_set(MK_ENOMEM, "out of memory for the plot");
-		goto out;
-	}
-	for (l = 0; l < ncols && ret == MK_OK; l++) {
-		size_t len = 32;
-		if (!(names[l] = malloc(len)))
-			ret = mk_error_set(MK_ENOMEM, "out of memory for the plot");
-		else if (l == 0)
-			snprintf(names[l], len, "offset");
+	for (int64_t c = 0; ret == MK_OK && c < ncols; c++) {
+		if (c)
+			snprintf(names[c], sizeof names[c], "layer_%" PRId64, c - 1);
 		else
-			snprintf(names[l], len, "layer_%" PRId64, l - 1);
-	}
-	for (int64_t x = 0; x < rows && ret == MK_OK; x++) {
-		int64_t at = r->n - 1 - src->k + x;
-		data[x * ncols] = (double)(x - src->k);
-		for (l = 0; l < r->layers; l++) {
-			double v = r->layer_profile[l * r->width + at];
-			data[x * ncols + 1 + l] = v;
-			logy = logy && !(v <= 0.0);
+			snprintf(names[c], sizeof names[c], "offset");
+		cols[c] = names[c];
+		for (int64_t x = 0; x < rows; x++) {
+			double v = c ? s->per_layer[c - 1].profile[x] : (double)s->offsets[x];
+			data[x * ncols + c] = v;
+			logy = logy && (!c || !(v <= 0.0));
 		}
 	}
 	snprintf(title, sizeof title, "mean attention by offset j - i (%s, %" PRId64 " samples, N = %"
-		 PRId64 ")", src->in->path, src->in->samples, src->in->n);
+		 PRId64 ")", s->file, s->samples, s->n);
 	if (ret == MK_OK)
 		ret = mk_plot_run(&(mk_plot){.template_name = "attn_profile", .output = path,
 					     .title = title, .data = data, .rows = rows,
-					     .ncols = (int)ncols, .col_names = (const char *const *)names,
-					     .panels = 1, .vars = logy ? "logy = 1" : "logy = 0"});
-out:
-	for (l = 0; names && l < ncols; l++)
-		free(names[l]);
+					     .ncols = (int)ncols, .col_names = cols, .panels = 1,
+					     .vars = logy ? "logy = 1" : "logy = 0"});
 	free(names);
+	free(cols);
 	free(data);
 	return ret;
 }
 
-/* ---- the command ----------------------------------------------------------- */
-
-static int as_outputs(const mk_attn_summary *r, const as_source *src, const as_opts *o)
+/* The report on stdout (the table, --json or --csv -), then the files. */
+static int as_outputs(const mk_attn_report *s, const as_opts *o)
 {
+	const mk_record *row = &mk_attn_report_row_record;
 	bool csv_out = o->csv && !strcmp(o->csv, "-");
-	int ret = MK_OK;
+	int ret;
 
 	if (o->json)
-		ret = as_emit_json(r, src);
+		ret = mk_emit(stdout, MK_EMIT_JSON, &mk_attn_report_record, s, 1, 0);
 	else if (csv_out)
-		ret = as_write_csv(stdout, (void *)r);
-	else
-		as_print(r, src);
+		ret = mk_emit(stdout, MK_EMIT_CSV, row, s->by_head, (size_t)s->nhead, 0);
+	else if (!(ret = mk_emit(stdout, MK_EMIT_TEXT, &mk_attn_report_record, s, 1, 0)) &&
+		 putchar('\n') != EOF) /* a write error shows at the end (cli_finish) */
+		ret = mk_emit(stdout, MK_EMIT_TABLE, row, s->table, (size_t)s->table_rows, 0);
 	if (ret == MK_OK && o->csv && !csv_out)
-		ret = mk_write_atomic(o->csv, as_write_csv, (void *)r);
+		ret = mk_emit_path(o->csv, MK_EMIT_CSV, row, s->by_head, (size_t)s->nhead, 0);
 	if (ret == MK_OK && o->profile_csv)
-		ret = mk_write_atomic(o->profile_csv, as_write_profile,
-				      &(as_profile_arg){.r = r, .k = src->k});
+		ret = mk_attn_report_write_profile(s, o->profile_csv);
 	if (ret == MK_OK && o->png)
-		ret = as_plot(o->png, r, src);
+		ret = as_plot(o->png, s);
 	return ret;
 }
 
@@ -365,6 +153,7 @@ static int as_check(const as_opts *o, const cli_args *a)
 	const char *names[3] = {"--png", "--profile-csv", "--csv"};
 	const char *files[3] = {o->png, o->profile_csv, o->csv && strcmp(o->csv, "-") ? o->csv
 				: NULL};
+	int ret;
 
 	if (a->argc < 1)
 		return cli_usage_error(c, "missing FILE.h5");
@@ -378,56 +167,29 @@ static int as_check(const as_opts *o, const cli_args *a)
 			if (files[x] && files[y] && !strcmp(files[x], files[y]))
 				return cli_usage_error(c, "%s and %s name the same file '%s'", names[x],
 						       names[y], files[x]);
+	for (int x = 0; x < 3; x++)
+		if ((ret = cli_root_check_output_dir(files[x])))
+			return ret;
 	return MK_OK;
-}
-
-/* Opens FILE.h5, or FILE.h5:/PATH (the dataset), on every rank together. */
-static int as_open(const char *spec, as_opts *o, mk_dataset **d)
-{
-	size_t flen = mk_tensor_file_len(spec);
-	char *file = strndup(spec, flen);
-	int ret = file ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
-
-	if (ret == MK_OK && spec[flen] && o->d.dataset)
-		ret = mk_error_set(MK_EINVAL, "'%s' names a dataset and so does --dataset: give one",
-				   spec);
-	if (spec[flen])
-		o->d.dataset = spec + flen + 1;
-	o->d.parallel = true;
-	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
-		ret = mk_dataset_open(file, &o->d, d);
-	free(file);
-	return ret;
 }
 
 static int as_exec(void *opts, const cli_args *a)
 {
 	as_opts *o = opts;
-	mk_dataset *d = NULL;
-	mk_attn_summary r = {0};
+	mk_attn_report s = {0};
 	/* by default on a terminal; --progress adds it under mpirun */
 	bool progress = (o->progress || isatty(STDERR_FILENO)) &&
 			(isatty(STDERR_FILENO) || mk_par_size() > 1);
-	const char *csv_file = o->csv && strcmp(o->csv, "-") ? o->csv : NULL;
-	as_source src;
+	mk_attn_stats_opts so = {.d = o->d, .max_offset = o->max_offset,
+				 .progress = progress ? as_progress : NULL};
 	int ret;
 
-	if ((ret = as_check(o, a)) || (ret = cli_root_check_output_dir(o->png)) ||
-	    (ret = cli_root_check_output_dir(o->profile_csv)) ||
-	    (ret = cli_root_check_output_dir(csv_file)))
+	if ((ret = as_check(o, a)) || (ret = mk_attn_stats_run(a->argv[0], &so, &s)))
 		return ret;
-	if ((ret = as_open(a->argv[0], o, &d)) ||
-	    (ret = mk_attn_summary_dataset(d, o->d.max_memory, progress ? as_progress : NULL,
-					   NULL, &r)))
-		goto out;
-	src = (as_source){.in = mk_dataset_get_info(d), .lengths = mk_dataset_lengths(d)};
-	src.k = o->max_offset < src.in->n - 1 ? o->max_offset : src.in->n - 1;
 	mk_par_done();
 	if (mk_par_rank() == 0)
-		ret = as_outputs(&r, &src, o);
-out:
-	mk_attn_summary_release(&r);
-	mk_dataset_close(d);
+		ret = as_outputs(&s, o);
+	mk_attn_report_release(&s);
 	return ret;
 }
 

@@ -5,9 +5,7 @@
  * Gumbel-sigmoid.  The masks go to HDF5 as [heads, n, n] or [n, n].
  */
 #include "config.h"
-#include <cJSON.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +24,6 @@ typedef struct prune_opts {
 	double tau;
 	uint64_t seed, max_memory;
 } prune_opts;
-
-/* The input and what was made of it: masks[h * nout + l] for head h, level l. */
-typedef struct prune_job {
-	mk_tensor t;
-	int64_t heads, n;
-	size_t nout;
-	mk_mask **masks;
-	mk_prune_result *res;
-} prune_job;
 
 /* ---- options ------------------------------------------------------------------ */
 
@@ -161,236 +150,32 @@ static void prune_opts_release(prune_opts *o)
 	free(o->names);
 }
 
-/* ---- the work ------------------------------------------------------------------- */
-
-static int prune_read(const prune_opts *o, prune_job *j)
-{
-	const mk_tensor *t = &j->t;
-	char shape[96];
-	int ret;
-
-	if ((ret = mk_tensor_read(o->input, o->max_memory, &j->t)))
-		return ret;
-	mk_tensor_shape_text(t, shape, sizeof shape);
-	if (t->rank > 3)
-		return mk_error_set(MK_EFORMAT, "'%s': rank %d %s; prune reads P as [n, n] or "
-				    "[heads, n, n]", o->input, t->rank, shape);
-	if (t->dims[t->rank - 1] != t->dims[t->rank - 2])
-		return mk_error_set(MK_EFORMAT, "'%s': shape %s is not square in its last two "
-				    "axes", o->input, shape);
-	j->heads = t->rank == 3 ? t->dims[0] : 1;
-	j->n = t->dims[t->rank - 1];
-	return MK_OK;
-}
-
-/* All masks at once: each head is ranked once for all its levels. */
-static int prune_alloc(const prune_opts *o, prune_job *j)
-{
-	uint64_t count, bytes;
-	int ret;
-
-	j->nout = o->gumbel ? 1 : o->nlevels;
-	if ((ret = mk_mul_u64((uint64_t)j->heads, j->nout, &count)) ||
-	    (ret = mk_mul_u64(count, mk_words(j->n) * 8 * (uint64_t)j->n, &bytes)))
-		return mk_error_set(MK_ERANGE, "%" PRId64 " heads x %zu levels of masks of n = %"
-				    PRId64 " are too many", j->heads, j->nout, j->n);
-	if ((ret = mk_check_memory(bytes, o->max_memory, "the pruned masks")))
-		return ret;
-	j->masks = calloc(count, sizeof *j->masks);
-	j->res = calloc(count, sizeof *j->res);
-	if (!j->masks || !j->res)
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	for (uint64_t k = 0; k < count; k++)
-		if ((ret = mk_mask_new(j->n, 0, &j->masks[k])))
-			return ret;
-	return MK_OK;
-}
-
-static int prune_compute(const prune_opts *o, prune_job *j)
-{
-	mk_prune_mode mode = o->structured ? MK_PRUNE_DIAGONAL : MK_PRUNE_ENTRY;
-	uint64_t cells = (uint64_t)j->n * (uint64_t)j->n;
-	int ret = MK_OK;
-
-	for (int64_t h = 0; h < j->heads && !ret; h++) {
-		const float *p = j->t.data + (uint64_t)h * cells;
-		size_t at = (size_t)h * j->nout;
-		if (o->gumbel)
-			ret = mk_gumbel_mask(p, j->n, o->tau, o->seed,
-					     (uint64_t)h, j->masks[at], &j->res[at]);
-		else
-			ret = mk_prune_levels(p, j->n, o->levels, o->nlevels, mode,
-					      o->structured && !o->no_border, j->masks + at,
-					      j->res + at);
-	}
-	if (ret) {
-		mk_error_prefix("'%s': ", o->input);
-		return ret;
-	}
-	return MK_OK;
-}
-
-typedef struct prune_rows {
-	const prune_job *j;
-	size_t level;
-} prune_rows;
-
-static void prune_row(void *ctx, int64_t k, int64_t i, uint64_t *dst)
-{
-	const prune_rows *r = ctx;
-	const mk_mask *m = r->j->masks[(size_t)k * r->j->nout + r->level];
-	memcpy(dst, mk_mask_crow(m, i), mk_words(r->j->n) * sizeof *dst);
-}
-
-static int prune_write(const prune_opts *o, const prune_job *j, size_t level)
-{
-	char expr[256];
-	prune_rows rows = {.j = j, .level = level};
-
-	if (o->gumbel)
-		snprintf(expr, sizeof expr, "prune(gumbel, tau=%g, seed=%" PRIu64 ") of %s",
-			 o->tau, o->seed, o->input);
-	else
-		snprintf(expr, sizeof expr, "prune(%s, sparsity=%g) of %s",
-			 !o->structured ? "entry" : o->no_border ? "diagonal, no border" : "diagonal",
-			 o->levels[level], o->input);
-	return mk_write_stack_h5(o->outputs[level],
-				 &(mk_stack){.layers = 0, .heads = j->t.rank == 3 ? j->heads : 0,
-					     .n = j->n, .row = prune_row, .ctx = &rows,
-					     .expr = expr});
-}
-
-/* ---- reports ---------------------------------------------------------------------- */
-
-static const char *prune_mode_text(const prune_opts *o)
-{
-	if (o->gumbel)
-		return "gumbel";
-	return o->structured ? "diagonal" : "entry";
-}
-
-static const char *prune_toeplitz_text(const mk_prune_result *r)
-{
-	return r->toeplitz ? "yes" : r->toeplitz_interior ? "interior" : "no";
-}
-
-static void prune_print_head(const prune_opts *o, const prune_job *j)
-{
-	printf("input     %s: %" PRId64 " head%s, n = %" PRId64 " (%s)\n", o->input, j->heads,
-	       j->heads == 1 ? "" : "s", j->n, mk_dtype_name(j->t.dtype));
-	if (o->gumbel)
-		printf("mode      gumbel-sigmoid, tau = %g, seed = %" PRIu64 "\n",
-		       o->tau, o->seed);
-	else if (o->structured)
-		printf("mode      diagonal (DAM_s)%s\n", o->no_border ? ", no border" :
-		       ", first and last rows and columns kept");
-	else
-		printf("mode      entry (DAM_u)\n");
-}
-
-static void prune_print_level(const prune_opts *o, const prune_job *j, size_t l)
-{
-	if (o->gumbel)
-		printf("\nwrote %s\n%6s %10s %10s %12s %9s\n", o->outputs[l], "head", "sparsity",
-		       "expected", "kept", "toeplitz");
-	else if (o->structured)
-		printf("\ntarget %g: wrote %s\n%6s %10s %12s %10s %9s\n", o->levels[l],
-		       o->outputs[l], "head", "sparsity", "kept", "diagonals", "toeplitz");
-	else
-		printf("\ntarget %g: wrote %s\n%6s %10s %12s %9s\n", o->levels[l], o->outputs[l],
-		       "head", "sparsity", "kept", "toeplitz");
-	for (int64_t h = 0; h < j->heads; h++) {
-		const mk_prune_result *r = &j->res[(size_t)h * j->nout + l];
-		if (o->gumbel)
-			printf("%6" PRId64 " %10.6f %10.6f %12" PRIu64 " %9s\n", h, r->sparsity,
-			       r->expected, r->kept, prune_toeplitz_text(r));
-		else if (o->structured)
-			printf("%6" PRId64 " %10.6f %12" PRIu64 " %10" PRId64 " %9s\n", h,
-			       r->sparsity, r->kept, r->diagonals, prune_toeplitz_text(r));
-		else
-			printf("%6" PRId64 " %10.6f %12" PRIu64 " %9s\n", h, r->sparsity, r->kept,
-			       prune_toeplitz_text(r));
-	}
-}
-
-static cJSON *prune_json_level(const prune_opts *o, const prune_job *j, size_t l)
-{
-	cJSON *x = cJSON_CreateObject(), *heads;
-	if (o->gumbel)
-		cJSON_AddNullToObject(x, "target");
-	else
-		cJSON_AddNumberToObject(x, "target", o->levels[l]);
-	cJSON_AddStringToObject(x, "output", o->outputs[l]);
-	heads = cJSON_AddArrayToObject(x, "heads");
-	for (int64_t h = 0; h < j->heads; h++) {
-		const mk_prune_result *r = &j->res[(size_t)h * j->nout + l];
-		cJSON *y = cJSON_CreateObject();
-		cJSON_AddNumberToObject(y, "head", (double)h);
-		cJSON_AddNumberToObject(y, "sparsity", r->sparsity);
-		cJSON_AddNumberToObject(y, "kept", (double)r->kept);
-		if (r->diagonals >= 0)
-			cJSON_AddNumberToObject(y, "diagonals", (double)r->diagonals);
-		if (o->gumbel)
-			cJSON_AddNumberToObject(y, "expected_sparsity", r->expected);
-		cJSON_AddBoolToObject(y, "toeplitz", r->toeplitz);
-		cJSON_AddBoolToObject(y, "toeplitz_interior", r->toeplitz_interior);
-		cJSON_AddItemToArray(heads, y);
-	}
-	return x;
-}
-
-static cJSON *prune_json(const prune_opts *o, const prune_job *j)
-{
-	cJSON *x = cJSON_CreateObject(), *levels;
-	cJSON_AddStringToObject(x, "input", o->input);
-	cJSON_AddNumberToObject(x, "rank", j->t.rank);
-	cJSON_AddNumberToObject(x, "heads", (double)j->heads);
-	cJSON_AddNumberToObject(x, "n", (double)j->n);
-	cJSON_AddStringToObject(x, "mode", prune_mode_text(o));
-	cJSON_AddBoolToObject(x, "border", o->structured && !o->no_border);
-	if (o->gumbel) {
-		cJSON_AddNumberToObject(x, "tau", o->tau);
-		cJSON_AddNumberToObject(x, "seed", (double)o->seed);
-	}
-	levels = cJSON_AddArrayToObject(x, "levels");
-	for (size_t l = 0; l < j->nout; l++)
-		cJSON_AddItemToArray(levels, prune_json_level(o, j, l));
-	return x;
-}
-
-static void prune_job_release(prune_job *j)
-{
-	for (size_t k = 0; j->masks && k < (size_t)j->heads * j->nout; k++)
-		mk_mask_free(j->masks[k]);
-	free(j->masks);
-	free(j->res);
-	mk_tensor_release(&j->t);
-}
-
 static int prune_exec(void *opts, const cli_args *a)
 {
 	prune_opts *o = opts;
-	prune_job j = {0};
+	mk_prune_report r = {0};
+	mk_prune_run_opts ro = {.levels = o->levels, .nlevels = o->nlevels,
+				.mode = o->structured ? MK_PRUNE_DIAGONAL : MK_PRUNE_ENTRY,
+				.border = o->structured && !o->no_border, .gumbel = o->gumbel,
+				.tau = o->tau, .seed = o->seed, .max_memory = o->max_memory};
 	int ret;
 
 	if ((ret = prune_check_modes(o, a)))
 		return ret;
 	o->input = a->argv[0];
-	if ((ret = prune_name_outputs(o)) || (ret = prune_read(o, &j)) ||
-	    (ret = prune_alloc(o, &j)) || (ret = prune_compute(o, &j)))
+	if ((ret = prune_name_outputs(o)))
 		goto out;
-	if (!o->json)
-		prune_print_head(o, &j);
-	for (size_t l = 0; l < j.nout; l++) {
-		if ((ret = prune_write(o, &j, l)))
-			goto out;
-		if (!o->json)
-			prune_print_level(o, &j, l);
-	}
+	ro.outputs = (const char *const *)o->outputs;
+	if ((ret = mk_prune_run(o->input, &ro, &r)))
+		goto out;
 	if (o->json)
-		ret = cli_json_out(prune_json(o, &j));
+		ret = mk_emit(stdout, MK_EMIT_JSON, &mk_prune_report_record, &r, 1, 0);
+	else if (!(ret = mk_emit(stdout, MK_EMIT_TEXT, &mk_prune_report_record, &r, 1, 0)) &&
+		 putchar('\n') != EOF)
+		ret = mk_emit(stdout, MK_EMIT_TEXT, &mk_prune_level_record, r.levels,
+			      (size_t)r.nlevels, MK_EMIT_NO_NOTE);
 out:
-	prune_job_release(&j);
+	mk_prune_report_release(&r);
 	prune_opts_release(o);
 	return ret;
 }
