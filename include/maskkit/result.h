@@ -42,6 +42,9 @@ enum {
 	MK_FF_NOTEXT = 1u << 5, /* JSON and CSV only (not text or tables) */
 	MK_FF_EXACT = 1u << 3, /* MK_FT_U64 written as an exact JSON integer (above 2^53) */
 	MK_FF_NOCSV = 1u << 4, /* not a CSV column */
+	MK_FF_NOTABLE = 1u << 6, /* not a column of aligned tables (MK_EMIT_TABLE) */
+	MK_FF_NOLINE = 1u << 7,  /* not a line of text (MK_EMIT_TEXT): with MK_FF_TEXT, a
+				  * column of aligned tables only */
 };
 
 struct mk_record;
@@ -54,6 +57,8 @@ typedef struct mk_field {
 	const char *help;   /* what it is, one line (documentation; text's note) */
 	const char *label;  /* text's and tables' name when not name, or NULL */
 	const char *fmt;    /* printf format of a number in text and tables, or NULL */
+	const char *csv_fmt; /* printf format of a number in CSV, or NULL (fmt for
+			      * integers; %.17g, exact, for reals) */
 	unsigned flags;     /* MK_FF_* */
 	const struct mk_record *sub; /* OBJ, PTR, LIST */
 	size_t count_offset;         /* LIST, REALS, I64S: offset of the int64_t count */
