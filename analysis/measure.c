@@ -325,3 +325,185 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 		out->symmetric = false;
 	return MK_OK;
 }
+
+int mk_measure_mask(const mk_expr *e, const int64_t *blocks, size_t ntiles,
+		    mk_progress_fn progress, void *parg, mk_mask_measure *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof *out);
+	if ((ret = mk_measure_expr(e, blocks, ntiles, progress, parg, &out->m)))
+		return ret;
+	out->tiles = out->m.tiles;
+	out->ntiles = (int64_t)out->m.ntiles;
+	out->expr = strdup(mk_expr_text(e));
+	out->params = strdup(mk_expr_params(e));
+	if (!out->expr || !out->params) {
+		mk_mask_measure_release(out);
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	}
+	return MK_OK;
+}
+
+void mk_mask_measure_release(mk_mask_measure *m)
+{
+	if (!m)
+		return;
+	free(m->expr);
+	free(m->params);
+	memset(m, 0, sizeof *m);
+}
+
+int mk_mask_summarize(const mk_expr *e, uint64_t seed, mk_progress_fn progress, void *parg,
+		      mk_mask_summary *out)
+{
+	mk_measure m;
+	int ret = mk_measure_expr(e, NULL, 0, progress, parg, &m);
+
+	memset(out, 0, sizeof *out);
+	if (ret)
+		return ret;
+	*out = (mk_mask_summary){.expr = mk_expr_text(e), .params = mk_expr_params(e), .n = m.n,
+				 .kv_len = m.kv_len, .seed = seed, .count = m.count,
+				 .sparsity = m.sparsity};
+	return MK_OK;
+}
+
+/* ---- the results, described once ------------------------------------------ */
+
+static void meas_show_n(const void *rec, char *buf, size_t cap)
+{
+	const mk_measure *m = &((const mk_mask_measure *)rec)->m;
+
+	if (m->kv_len == m->n)
+		snprintf(buf, cap, "%" PRId64, m->n);
+	else
+		snprintf(buf, cap, "%" PRId64 " x %" PRId64 " (q_len x kv_len)", m->n, m->kv_len);
+}
+
+static void meas_show_count(const void *rec, char *buf, size_t cap)
+{
+	const mk_measure *m = &((const mk_mask_measure *)rec)->m;
+	snprintf(buf, cap, "%" PRIu64 " of %" PRIu64 " cells", m->count,
+		 (uint64_t)m->n * (uint64_t)m->kv_len);
+}
+
+static void meas_show_diag(const void *rec, char *buf, size_t cap)
+{
+	const mk_measure *m = &((const mk_mask_measure *)rec)->m;
+	snprintf(buf, cap, "%" PRIu64 " of %" PRId64 " cells set", m->diag,
+		 m->n < m->kv_len ? m->n : m->kv_len);
+}
+
+static void meas_show_rows(const void *rec, char *buf, size_t cap)
+{
+	const mk_measure *m = &((const mk_mask_measure *)rec)->m;
+	snprintf(buf, cap, "min %" PRId64 ", mean %.3f, max %" PRId64, m->row_min, m->row_mean,
+		 m->row_max);
+}
+
+static void meas_show_empty(const void *rec, char *buf, size_t cap)
+{
+	const mk_measure *m = &((const mk_mask_measure *)rec)->m;
+
+	if (m->empty_rows)
+		snprintf(buf, cap, "%" PRId64 " (first: row %" PRId64 "; softmax is undefined "
+			 "there)", m->empty_rows, m->first_empty_row);
+	else
+		snprintf(buf, cap, "0");
+}
+
+/* A table has one column for every tile size: "16:0.3438 128:0.5625". */
+static void meas_show_density(const void *rec, char *buf, size_t cap)
+{
+	const mk_mask_measure *r = rec;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int64_t k = 0; k < r->ntiles && used < cap; k++) {
+		int w = snprintf(buf + used, cap - used, "%s%" PRId64 ":%.4f", k ? " " : "",
+				 r->tiles[k].block, r->tiles[k].density);
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
+static const mk_field meas_tile_fields[] = {
+	{MK_FIELD(mk_tile_stats, block, "block", MK_FT_I64), .label = "B",
+	 .help = "tile size: B x B tiles"},
+	{MK_FIELD(mk_tile_stats, tiles, "tiles", MK_FT_U64), .help = "tiles in the mask"},
+	{MK_FIELD(mk_tile_stats, nonempty, "nonempty", MK_FT_U64), .label = "non-empty",
+	 .help = "tiles with a set cell"},
+	{MK_FIELD(mk_tile_stats, full, "full", MK_FT_U64), .help = "tiles with every cell set"},
+	{MK_FIELD(mk_tile_stats, density, "density", MK_FT_REAL), .fmt = "%.4f",
+	 .help = "nonempty / tiles"},
+	{MK_FIELD(mk_tile_stats, effective_sparsity, "effective_sparsity", MK_FT_REAL),
+	 .label = "effective sparsity", .fmt = "%.6f",
+	 .help = "1 - cells of the non-empty tiles / cells: a block-sparse kernel's"},
+};
+const mk_record mk_tile_stats_record = MK_RECORD("tiles", mk_tile_stats, meas_tile_fields);
+
+static const mk_field meas_row_fields[] = {
+	{MK_FIELD(mk_measure, row_min, "min", MK_FT_I64), .help = "fewest keys of a row"},
+	{MK_FIELD(mk_measure, row_mean, "mean", MK_FT_REAL), .help = "mean keys per row"},
+	{MK_FIELD(mk_measure, row_max, "max", MK_FT_I64), .help = "most keys of a row"},
+	{MK_FIELD(mk_measure, empty_rows, "empty", MK_FT_I64),
+	 .help = "rows with no key (softmax is undefined there)"},
+	{MK_FIELD(mk_measure, first_empty_row, "first_empty", MK_FT_I64),
+	 .help = "the first empty row, or -1"},
+};
+static const mk_record meas_row_record = MK_RECORD("rows", mk_measure, meas_row_fields);
+
+static const mk_field meas_fields[] = {
+	{MK_FIELD(mk_mask_measure, expr, "expr", MK_FT_STR), .label = "expression"},
+	{MK_FIELD(mk_mask_measure, params, "params", MK_FT_STR), .label = "parameters",
+	 .flags = MK_FF_NOTABLE},
+	{MK_FIELD(mk_mask_measure, m.n, "n", MK_FT_I64), .show = meas_show_n},
+	{MK_FIELD(mk_mask_measure, m.kv_len, "kv_len", MK_FT_I64), .flags = MK_FF_NOTEXT,
+	 .help = "keys (columns; n when square)"},
+	{MK_FIELD(mk_mask_measure, m.count, "count", MK_FT_U64), .label = "|M|",
+	 .flags = MK_FF_NOTABLE, .show = meas_show_count},
+	{MK_FIELD(mk_mask_measure, m.count, "|M|", MK_FT_U64), .flags = MK_FF_TEXT | MK_FF_NOLINE},
+	{MK_FIELD(mk_mask_measure, m.sparsity, "sparsity", MK_FT_REAL), .fmt = "%.6f",
+	 .help = "1 - |M|/(q_len kv_len)"},
+	{MK_FIELD(mk_mask_measure, m.sparsity_nodiag, "sparsity_nodiag", MK_FT_REAL),
+	 .label = "w/o diag", .fmt = "%.6f", .help = "1 - |M \\ I|/(q_len kv_len)"},
+	{MK_FIELD(mk_mask_measure, m.diag, "diagonal", MK_FT_U64), .flags = MK_FF_NOTABLE,
+	 .show = meas_show_diag},
+	{MK_FIELD(mk_mask_measure, m, "rows", MK_FT_OBJ), .sub = &meas_row_record,
+	 .flags = MK_FF_NOTEXT, .help = "keys per row"},
+	{MK_FIELD(mk_mask_measure, m.row_min, "keys_per_row", MK_FT_I64),
+	 .label = "keys per row", .flags = MK_FF_TEXT | MK_FF_NOTABLE, .show = meas_show_rows},
+	{MK_FIELD(mk_mask_measure, m.empty_rows, "empty_rows", MK_FT_I64), .label = "empty rows",
+	 .flags = MK_FF_TEXT | MK_FF_NOTABLE, .show = meas_show_empty},
+	{MK_FIELD(mk_mask_measure, m.empty_rows, "empty", MK_FT_I64),
+	 .flags = MK_FF_TEXT | MK_FF_NOLINE},
+	{MK_FIELD(mk_mask_measure, m.symmetric, "symmetric", MK_FT_BOOL), .flags = MK_FF_NOTABLE},
+	{MK_FIELD(mk_mask_measure, m.causal, "causal", MK_FT_BOOL), .flags = MK_FF_NOTABLE},
+	{MK_FIELD(mk_mask_measure, m.toeplitz, "toeplitz", MK_FT_BOOL), .flags = MK_FF_NOTABLE,
+	 .help = "M[i][j] = M[i+1][j+1]"},
+	{MK_FIELD(mk_mask_measure, tiles, "tiles", MK_FT_LIST), .sub = &mk_tile_stats_record,
+	 .count_offset = offsetof(mk_mask_measure, ntiles), .help = "per tile size"},
+	{MK_FIELD(mk_mask_measure, ntiles, "tile_density", MK_FT_I64), .label = "tiles (B:density)",
+	 .flags = MK_FF_TEXT | MK_FF_NOLINE, .show = meas_show_density},
+};
+const mk_record mk_mask_measure_record = MK_RECORD("measure", mk_mask_measure, meas_fields);
+
+static bool summ_rect(const void *rec)
+{
+	const mk_mask_summary *s = rec;
+	return s->kv_len != s->n;
+}
+
+static const mk_field summ_fields[] = {
+	{MK_FIELD(mk_mask_summary, expr, "expr", MK_FT_STR), .label = "expression"},
+	{MK_FIELD(mk_mask_summary, params, "params", MK_FT_STR), .label = "parameters"},
+	{MK_FIELD(mk_mask_summary, n, "n", MK_FT_I64)},
+	{MK_FIELD(mk_mask_summary, kv_len, "kv_len", MK_FT_I64), .flags = MK_FF_OMIT,
+	 .present = summ_rect, .help = "keys, when not n"},
+	{MK_FIELD(mk_mask_summary, seed, "seed", MK_FT_U64), .flags = MK_FF_EXACT},
+	{MK_FIELD(mk_mask_summary, count, "count", MK_FT_U64), .label = "|M|"},
+	{MK_FIELD(mk_mask_summary, sparsity, "sparsity", MK_FT_REAL), .fmt = "%.6f"},
+	{MK_FIELD(mk_mask_summary, output, "output", MK_FT_STR)},
+	{MK_FIELD(mk_mask_summary, format, "format", MK_FT_STR)},
+};
+const mk_record mk_mask_summary_record = MK_RECORD("mask", mk_mask_summary, summ_fields);

@@ -161,3 +161,82 @@ void mk_term_release(mk_term *t)
 		free(t->p[k].list);
 	memset(t, 0, sizeof *t);
 }
+
+/* ---- the list, described once ---------------------------------------------- */
+
+int mk_pattern_list_get(mk_pattern_list *out)
+{
+	size_t np = 0, q = 0;
+
+	memset(out, 0, sizeof *out);
+	for (size_t k = 0; k < REGISTRY_LEN; k++)
+		np += registry_defs[k]->info.nparams;
+	out->patterns = calloc(REGISTRY_LEN, sizeof *out->patterns);
+	out->params = calloc(np ? np : 1, sizeof *out->params);
+	if (!out->patterns || !out->params) {
+		mk_pattern_list_release(out);
+		return mk_error_set(MK_ENOMEM, "out of memory for the list of patterns");
+	}
+	out->count = REGISTRY_LEN;
+	out->nparams = np;
+	for (size_t k = 0; k < REGISTRY_LEN; k++) {
+		const mk_pattern_info *in = &registry_defs[k]->info;
+		out->patterns[k] = (mk_pattern_row){.name = in->name, .summary = in->summary,
+						    .shorthand = in->shorthand,
+						    .params = out->params + q,
+						    .nparams = (int64_t)in->nparams};
+		for (size_t m = 0; m < in->nparams; m++, q++) {
+			const mk_param_info *pi = &in->params[m];
+			out->params[q] = (mk_pattern_param_row){
+				.pattern = in->name, .name = pi->name,
+				.kind = mk_param_kind_name(pi->kind), .def = pi->def ? pi->def : "",
+				.doc = pi->doc};
+		}
+	}
+	return MK_OK;
+}
+
+void mk_pattern_list_release(mk_pattern_list *l)
+{
+	if (!l)
+		return;
+	free(l->patterns);
+	free(l->params);
+	memset(l, 0, sizeof *l);
+}
+
+static void registry_show_shorthand(const void *rec, char *buf, size_t cap)
+{
+	const mk_pattern_row *p = rec;
+	snprintf(buf, cap, "%s<K>: %s=K", p->name, p->shorthand);
+}
+
+static void registry_show_default(const void *rec, char *buf, size_t cap)
+{
+	const char *def = ((const mk_pattern_param_row *)rec)->def;
+	snprintf(buf, cap, "%s", *def ? def : "(none)");
+}
+
+static const mk_field registry_param_fields[] = {
+	{MK_FIELD(mk_pattern_param_row, pattern, "pattern", MK_FT_STR), .flags = MK_FF_TEXT},
+	{MK_FIELD(mk_pattern_param_row, name, "name", MK_FT_STR), .label = "parameter"},
+	{MK_FIELD(mk_pattern_param_row, kind, "kind", MK_FT_STR), .help = "int, bool or list"},
+	{MK_FIELD(mk_pattern_param_row, def, "default", MK_FT_STR),
+	 .show = registry_show_default, .help = "as text; empty when required"},
+	{MK_FIELD(mk_pattern_param_row, doc, "doc", MK_FT_STR), .label = "description"},
+};
+const mk_record mk_pattern_param_record =
+	MK_RECORD("pattern_param", mk_pattern_param_row, registry_param_fields);
+
+static const mk_field registry_fields[] = {
+	{MK_FIELD(mk_pattern_row, name, "name", MK_FT_STR), .label = "pattern"},
+	{MK_FIELD(mk_pattern_row, shorthand, "shorthand_text", MK_FT_STR), .label = "shorthand",
+	 .flags = MK_FF_TEXT, .show = registry_show_shorthand},
+	{MK_FIELD(mk_pattern_row, summary, "summary", MK_FT_STR), .label = "definition"},
+	{MK_FIELD(mk_pattern_row, shorthand, "shorthand", MK_FT_STR),
+	 .flags = MK_FF_OMIT | MK_FF_NOTEXT,
+	 .help = "the parameter a numeric suffix sets (local2 = local(w=2))"},
+	{MK_FIELD(mk_pattern_row, params, "params", MK_FT_LIST), .sub = &mk_pattern_param_record,
+	 .count_offset = offsetof(mk_pattern_row, nparams)},
+};
+const mk_record mk_pattern_record = MK_RECORD("pattern", mk_pattern_row, registry_fields);

@@ -396,6 +396,43 @@ START_TEST(test_rule_mismatch)
 }
 END_TEST
 
+/* The one call behind `maskkit measure --heads-file` with --n: rows, names
+ * and the JSON of the record (no empty_rows for patterns, null lengths_from). */
+START_TEST(test_report_patterns)
+{
+	const char *e[4] = {"causal", "local2", "local0", "causal"};
+	mk_ds_report_opts o = {.n = 8};
+	mk_ds_report r;
+	const void *rows;
+	size_t count;
+	char *json;
+
+	ck_assert_int_eq(mk_ds_report_patterns(e, 2, 2, "heads", &o, &r), MK_OK);
+	ck_assert_str_eq(r.data, "heads");
+	ck_assert_ptr_null(r.lengths_from);
+	ck_assert_int_eq(r.m.samples, 1);
+	ck_assert_int_eq(r.len_min, 8);
+	ck_assert(mk_ds_report_rows(&r, MK_DS_BY_HEAD, &rows, &count) == &mk_ds_head_record);
+	ck_assert_int_eq(count, 4);
+	ck_assert_int_eq(r.by_head[3].layer, 1);
+	ck_assert_int_eq(r.by_head[3].head, 1);
+	ck_assert_double_eq_tol(r.by_head[3].sparsity, 1 - 36 / 64.0, 1e-12);
+	ck_assert_str_eq(r.by_head[3].toeplitz, "yes");
+	ck_assert(mk_ds_report_rows(&r, MK_DS_BY_SAMPLE, &rows, &count) == &mk_ds_sample_record);
+	ck_assert_int_eq(count, 1);
+	json = mk_emit_json_text(&mk_ds_report_record, &r, 1, 0);
+	ck_assert_ptr_nonnull(json);
+	ck_assert_ptr_nonnull(strstr(json, "\"lengths_from\":\tnull"));
+	ck_assert_ptr_null(strstr(json, "empty_rows"));
+	ck_assert_ptr_nonnull(strstr(json, "\"toeplitz\":\t\"yes\""));
+	free(json);
+	mk_ds_report_release(&r);
+	o.n = 0;
+	ck_assert_int_eq(mk_ds_report_patterns(e, 2, 2, "heads", &o, &r), MK_EINVAL);
+	ck_assert_str_eq(mk_error_get()->param, "lengths");
+}
+END_TEST
+
 static Suite *dataset_suite(void)
 {
 	Suite *s = suite_create("dataset");
@@ -413,6 +450,7 @@ static Suite *dataset_suite(void)
 	tcase_add_test(p, test_constant_lengths_pattern);
 	tcase_add_test(p, test_pattern_errors);
 	tcase_add_test(p, test_pattern_memory);
+	tcase_add_test(p, test_report_patterns);
 	tcase_add_test(k, test_top_p);
 	tcase_add_test(k, test_top_p_matches_sort);
 	tcase_add_test(k, test_threshold);

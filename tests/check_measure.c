@@ -210,6 +210,37 @@ START_TEST(rejects_bad_tile_sizes)
 }
 END_TEST
 
+/* The reported result: the expression's text kept after it is freed, the
+ * record's JSON keys in measure --json's order, tiles as a list. */
+START_TEST(mask_measure_record)
+{
+	mk_expr *e = bound("local2", 16);
+	mk_mask_measure r;
+	char *json;
+	const char *keys[] = {"\"expr\"", "\"params\"", "\"n\"", "\"kv_len\"", "\"count\"",
+			      "\"sparsity\"", "\"sparsity_nodiag\"", "\"diagonal\"", "\"rows\"",
+			      "\"first_empty\"", "\"symmetric\"", "\"causal\"", "\"toeplitz\"",
+			      "\"tiles\"", "\"effective_sparsity\""};
+	const char *at;
+
+	ck_assert_int_eq(mk_measure_mask(e, default_tiles, 2, NULL, NULL, &r), MK_OK);
+	mk_expr_free(e);
+	ck_assert_str_eq(r.expr, "local2");
+	ck_assert_int_eq(r.ntiles, 2);
+	ck_assert_int_eq(r.m.count, 5 * 16 - 6);
+	json = mk_emit_json_text(&mk_mask_measure_record, &r, 1, 0);
+	ck_assert_ptr_nonnull(json);
+	at = json;
+	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+		at = strstr(at, keys[k]);
+		ck_assert_msg(at != NULL, "%s missing or out of order in %s", keys[k], json);
+	}
+	ck_assert_ptr_null(strstr(json, "keys per row"));
+	free(json);
+	mk_mask_measure_release(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("measure");
@@ -223,6 +254,7 @@ int main(void)
 	tcase_add_test(tc, late_violations_are_found_across_chunks);
 	tcase_add_test(tc, streams_sizes_no_matrix_could_hold);
 	tcase_add_test(tc, rejects_bad_tile_sizes);
+	tcase_add_test(tc, mask_measure_record);
 	suite_add_tcase(s, tc);
 	return mk_test_main(s);
 }

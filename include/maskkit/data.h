@@ -157,6 +157,90 @@ int mk_lengths_measure(const char *const *exprs, int64_t layers, int64_t heads,
 		       uint64_t max_memory, mk_ds_measure *out);
 void mk_ds_measure_release(mk_ds_measure *m);
 
+/* ---- the data-set measure in one call (analysis/dataset_report.c) ---------- */
+
+/* What `maskkit measure` does with a data set: a data file (every block
+ * under a keep rule) or patterns measured at each sample's length, with
+ * what was measured named and the breakdowns as rows for mk_emit. */
+typedef struct mk_ds_report_opts {
+	const char *dataset;  /* files: the data's path; NULL: FILE.h5:/PATH's, else searched */
+	const char *lengths;  /* files: mk_dataset_opts.lengths; patterns: a lengths file
+			       * (mk_lengths_read), NULL: every sample is n long */
+	const char *axes;     /* files: mk_dataset_opts.axes */
+	mk_keep keep;         /* files: which cells count */
+	int64_t n;            /* files: the data's N, checked when not 0; patterns: the
+			       * classic figure's N (0: the longest) and, without lengths,
+			       * the one sample's length */
+	uint64_t seed;        /* patterns: as mk_lengths_measure's */
+	uint64_t max_memory;
+	bool collective;      /* files under MPI: collective reads */
+	mk_progress_fn progress; /* files: (samples done, samples) */
+	void *parg;
+} mk_ds_report_opts;
+
+typedef struct mk_ds_layer_row {
+	int64_t layer;
+	double sparsity;
+} mk_ds_layer_row;
+
+typedef struct mk_ds_head_row {
+	int64_t layer, head;
+	double sparsity;
+	const char *toeplitz; /* "yes", "interior", "no"; NULL: not checked (top-p) */
+} mk_ds_head_row;
+
+typedef struct mk_ds_sample_row {
+	int64_t sample, length;
+	double sparsity;
+} mk_ds_sample_row;
+
+/* The report (mk_ds_report_record): data, lengths_from (null: none), cells,
+ * samples, layers, heads, n, sparsity, sparsity_classic, empty_rows (files
+ * only), by_layer, by_head (mk_ds_head_record), by_sample, lengths. */
+typedef struct mk_ds_report {
+	char *data;          /* what was measured */
+	char *lengths_from;  /* where the lengths came from; NULL: every sample is N long */
+	char *cells;         /* which cells count */
+	mk_ds_measure m;
+	bool file;           /* a data file (empty_rows counted), else patterns */
+	int64_t len_min, len_max;
+	double len_mean;
+	int64_t nheads;      /* layers * heads */
+	mk_ds_layer_row *by_layer;   /* [layers] */
+	mk_ds_head_row *by_head;     /* [layers * heads] */
+	mk_ds_sample_row *by_sample; /* [samples] */
+} mk_ds_report;
+
+/* Whether spec, an operand of `maskkit measure`, is a data set: an HDF5
+ * file (.h5, .hdf5) or a dataset of one (FILE.h5:/PATH) that is not one
+ * plain 2-D mask without lengths (a file HDF5 cannot open counts as a data
+ * set, whose error is then the data set's; FILE.h5:/PATH of a file not there
+ * too; an expression naming one, 'local2 & a.h5:/m', does not). */
+bool mk_ds_is_data_set(const char *spec);
+/* spec is FILE.h5 or FILE.h5:/PATH (then not o->dataset: MK_EINVAL naming
+ * `dataset`).  Under MPI collective, as mk_dataset_measure: every rank
+ * calls it and rank 0's report is complete.  MK_EINVAL naming `n` when n
+ * is not the data's N. */
+int mk_ds_report_file(const char *spec, const mk_ds_report_opts *o, mk_ds_report *out);
+/* exprs[l * heads + a]: one expression per layer and head (layers 0: one
+ * flat list of heads), measured at each sample's length; name says what
+ * they are (an expression, a heads file).  MK_EINVAL naming `lengths` when
+ * there are neither lengths nor n. */
+int mk_ds_report_patterns(const char *const *exprs, int64_t layers, int64_t heads,
+			  const char *name, const mk_ds_report_opts *o, mk_ds_report *out);
+void mk_ds_report_release(mk_ds_report *r);
+
+typedef enum mk_ds_by { MK_DS_BY_LAYER, MK_DS_BY_HEAD, MK_DS_BY_SAMPLE } mk_ds_by;
+/* A breakdown's rows and their record (mk_ds_layer_record: layer, sparsity;
+ * mk_ds_head_record: layer, head, sparsity, toeplitz; mk_ds_sample_record:
+ * sample, length, sparsity). */
+const struct mk_record *mk_ds_report_rows(const mk_ds_report *r, mk_ds_by by,
+					  const void **rows, size_t *count);
+extern const struct mk_record mk_ds_report_record;
+extern const struct mk_record mk_ds_layer_record;
+extern const struct mk_record mk_ds_head_record;
+extern const struct mk_record mk_ds_sample_record;
+
 /* ---- prune: importance to masks (analysis/prune.c) -------------------------- */
 
 /*

@@ -7,6 +7,7 @@
 
 #include "core.h"
 #include "expr.h"
+#include "result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,49 @@ typedef struct mk_measure {
  * ntiles tile sizes.  progress (may be NULL) is called from one thread. */
 int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 		    mk_progress_fn progress, void *parg, mk_measure *out);
+
+/* ---- the results as `maskkit measure`, gen and compose report them ------- */
+
+/* A mask's measure with its expression (mk_mask_measure_record): expr,
+ * params, n, kv_len, count, sparsity, sparsity_nodiag, diagonal, rows (min,
+ * mean, max, empty, first_empty), symmetric, causal, toeplitz and tiles (a
+ * list of mk_tile_stats_record: block, tiles, nonempty, full, density,
+ * effective_sparsity). */
+typedef struct mk_mask_measure {
+	char *expr;                 /* mk_expr_text's copy (the expression may go) */
+	char *params;               /* mk_expr_params' copy */
+	mk_measure m;
+	const mk_tile_stats *tiles; /* m.tiles, as the record's list: a copy of the struct
+				     * still points at the original's */
+	int64_t ntiles;             /* m.ntiles */
+} mk_mask_measure;
+
+/* mk_measure_expr of a bound expression, with its text: what `maskkit
+ * measure` reports for one MASK.  Released with mk_mask_measure_release. */
+int mk_measure_mask(const mk_expr *e, const int64_t *blocks, size_t ntiles,
+		    mk_progress_fn progress, void *parg, mk_mask_measure *out);
+void mk_mask_measure_release(mk_mask_measure *m);
+extern const struct mk_record mk_mask_measure_record;
+extern const struct mk_record mk_tile_stats_record;
+
+/* A mask's summary (mk_mask_summary_record), as gen and compose --json
+ * print it: expr, params, n, kv_len (rectangular masks only), seed (an exact
+ * integer), count = |M|, sparsity, output and format (null when not
+ * written). */
+typedef struct mk_mask_summary {
+	const char *expr, *params; /* valid while the expression lives */
+	int64_t n, kv_len;
+	uint64_t seed;             /* the seed it was bound with */
+	uint64_t count;
+	double sparsity;
+	const char *output;        /* the file written, or NULL */
+	const char *format;        /* its format's name (mk_format_name), or NULL */
+} mk_mask_summary;
+
+/* Counts the bound expression's cells (output and format are left NULL). */
+int mk_mask_summarize(const mk_expr *e, uint64_t seed, mk_progress_fn progress, void *parg,
+		      mk_mask_summary *out);
+extern const struct mk_record mk_mask_summary_record;
 
 #ifdef __cplusplus
 }

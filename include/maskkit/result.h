@@ -54,6 +54,9 @@ enum {
 	/* MK_FT_LIST in JSON: an object; each element's first field (a string)
 	 * is the key of its second field's value.  Not in text or tables. */
 	MK_FF_KEYED = 1u << 9,
+	MK_FF_NOTABLE = 1u << 10, /* not a column of aligned tables (MK_EMIT_TABLE) */
+	MK_FF_NOLINE = 1u << 11,  /* not a line of text (MK_EMIT_TEXT): with MK_FF_TEXT, a
+				   * column of aligned tables only */
 };
 
 struct mk_record;
@@ -66,6 +69,8 @@ typedef struct mk_field {
 	const char *help;   /* what it is, one line (documentation; text's note) */
 	const char *label;  /* text's and tables' name when not name, or NULL */
 	const char *fmt;    /* printf format of a number in text and tables, or NULL */
+	const char *csv_fmt; /* printf format of a number in CSV, or NULL (fmt for
+			      * integers; %.17g, exact, for reals) */
 	unsigned flags;     /* MK_FF_* */
 	const struct mk_record *sub; /* OBJ, PTR, LIST */
 	size_t count_offset;         /* LIST, REALS, I64S: offset of the int64_t count */

@@ -221,33 +221,16 @@ static int cli_summary(const mk_expr *e, const cli_mask_opts *o)
 /* --json: what the mask is, and where it went (format f, or none). */
 static int cli_mask_json(const mk_expr *e, const cli_mask_opts *o, mk_format f)
 {
-	mk_measure m;
-	char seed[32];
-	cJSON *x;
-	int ret = mk_measure_expr(e, NULL, 0, o->progress ? cli_progress : NULL, NULL, &m);
+	mk_mask_summary s;
+	int ret = mk_mask_summarize(e, o->bind.seed, o->progress ? cli_progress : NULL, NULL, &s);
 
 	if (ret)
 		return ret;
-	if (!(x = cJSON_CreateObject()))
-		return cli_json_out(NULL);
-	/* a seed is up to 2^62: written as an integer, not as a double */
-	snprintf(seed, sizeof seed, "%" PRIu64, o->bind.seed);
-	cJSON_AddStringToObject(x, "expr", mk_expr_text(e));
-	cJSON_AddStringToObject(x, "params", mk_expr_params(e));
-	cJSON_AddNumberToObject(x, "n", (double)m.n);
-	if (m.kv_len != m.n)
-		cJSON_AddNumberToObject(x, "kv_len", (double)m.kv_len);
-	cJSON_AddRawToObject(x, "seed", seed);
-	cJSON_AddNumberToObject(x, "count", (double)m.count);
-	cJSON_AddNumberToObject(x, "sparsity", m.sparsity);
 	if (o->out) {
-		cJSON_AddStringToObject(x, "output", o->out);
-		cJSON_AddStringToObject(x, "format", mk_format_name(f));
-	} else {
-		cJSON_AddNullToObject(x, "output");
-		cJSON_AddNullToObject(x, "format");
+		s.output = o->out;
+		s.format = mk_format_name(f);
 	}
-	return cli_json_out(x);
+	return mk_emit(stdout, MK_EMIT_JSON, &mk_mask_summary_record, &s, 1, 0);
 }
 
 int cli_mask_check(const struct mk_cmd *c, const cli_mask_opts *o)

@@ -161,26 +161,4 @@ void cli_progress(int64_t done, int64_t n, void *arg);
 struct cJSON;
 int cli_json_out(struct cJSON *x);
 
-/* The data-set mode of `maskkit measure` (cmd_measure_data.c): the values
- * of its data-set options, declared in measure's table. */
-typedef struct cli_data_opts {
-	const char *dataset, *lengths, *axes, *png, *heads_file;
-	const char *csv;   /* --csv FILE ("-": standard output) */
-	int by;            /* --by: 'l', 'h', 's', or 0 */
-	double threshold, top_p;
-	mk_keep keep;      /* from --threshold or --top-p (set before measuring) */
-	bool any;          /* a data-set option was given */
-	bool collective;   /* --mpi-io collective */
-	bool mpi_io_given;
-} cli_data_opts;
-/* Whether measure's operands are a data set (the rule is in measure's
- * --help): every rank decides from what it sees and the ranks must agree
- * (MK_EINVAL naming the rank whose files differ, or lack one). */
-int cli_data_choose(int argc, char **argv, const cli_data_opts *o, bool *data);
-/* Measures the operands (0 or 1) as a data set: checks the usage, measures
- * (data files on every rank, patterns on rank 0) and writes the report on
- * rank 0.  Returns an MK_* status. */
-int cli_data_measure(const cli_data_opts *d, const cli_mask_opts *m, bool json, int argc,
-		     char **argv);
-
 #endif

@@ -1,18 +1,36 @@
 /*
  * maskkit measure: sparsity, per-row statistics, structure and tile density
- * of one or more masks, streamed row by row (O(n) memory per thread).
+ * of one or more masks, streamed row by row (O(n) memory per thread); or the
+ * Eq. 9 sparsity of a data set (masks or attention maps in HDF5, patterns at
+ * each sample's length) with its breakdowns as a table, CSV or JSON and a
+ * PNG heatmap.  The library measures (mk_measure_mask, mk_ds_report_file,
+ * mk_ds_report_patterns); this file parses and prints.
  */
 #include "config.h"
-#include <cJSON.h>
-#include <float.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
+#include "plot.h"
+
+/* The data-set options, declared in measure's table. */
+typedef struct measure_data_opts {
+	const char *dataset, *lengths, *axes, *png, *heads_file;
+	const char *csv;   /* --csv FILE ("-": standard output) */
+	int by;            /* --by: 'l', 'h', 's', or 0 */
+	double threshold, top_p;
+	mk_keep keep;      /* from --threshold or --top-p (set before measuring) */
+	bool any;          /* a data-set option was given */
+	bool collective;   /* --mpi-io collective */
+	bool mpi_io_given;
+} measure_data_opts;
 
 typedef struct measure_opts {
 	cli_mask_opts m; /* first: cli_mask_opt_n needs it */
-	cli_data_opts data;
+	measure_data_opts data;
 	int64_t tiles[MK_MEASURE_MAX_TILES];
 	size_t ntiles;
 	bool json;
@@ -103,112 +121,13 @@ static int measure_init(void *opts)
 	return ret;
 }
 
-static const char *yn(bool b) { return b ? "yes" : "no"; }
-
-static void measure_print(const mk_expr *e, const mk_measure *r)
-{
-	printf("expression   %s\n", mk_expr_text(e));
-	printf("parameters   %s\n", mk_expr_params(e));
-	if (r->kv_len == r->n) {
-		printf("n            %" PRId64 "\n", r->n);
-		printf("|M|          %" PRIu64 " of %" PRIu64 " cells\n", r->count,
-		       (uint64_t)r->n * (uint64_t)r->n);
-		printf("sparsity     %.6f   (1 - |M|/n^2)\n", r->sparsity);
-	} else {
-		printf("q_len x kv_len %" PRId64 " x %" PRId64 "   (queries: the last %" PRId64
-		       " positions)\n", r->n, r->kv_len, r->n);
-		printf("|M|          %" PRIu64 " of %" PRIu64 " cells\n", r->count,
-		       (uint64_t)r->n * (uint64_t)r->kv_len);
-		printf("sparsity     %.6f   (1 - |M|/(q_len kv_len))\n", r->sparsity);
-	}
-	printf("  w/o diag   %.6f   (%" PRIu64 " of %" PRId64 " diagonal cells set)\n",
-	       r->sparsity_nodiag, r->diag, r->n < r->kv_len ? r->n : r->kv_len);
-	printf("keys per row min %" PRId64 ", mean %.3f, max %" PRId64 "\n", r->row_min,
-	       r->row_mean, r->row_max);
-	if (r->empty_rows)
-		printf("empty rows   %" PRId64 " (first: row %" PRId64
-		       ") -- softmax is undefined on these rows\n", r->empty_rows,
-		       r->first_empty_row);
-	else
-		printf("empty rows   0\n");
-	printf("symmetric    %s\ncausal       %s\ntoeplitz     %s   (M[i][j] = M[i+1][j+1])\n",
-	       yn(r->symmetric), yn(r->causal), yn(r->toeplitz));
-	for (size_t k = 0; k < r->ntiles; k++) {
-		const mk_tile_stats *t = &r->tiles[k];
-		printf("tiles B=%-5" PRId64 "non-empty %" PRIu64 "/%" PRIu64 " (density %.4f), full %"
-		       PRIu64 ", effective sparsity %.6f\n", t->block, t->nonempty, t->tiles,
-		       t->density, t->full, t->effective_sparsity);
-	}
-}
-
-static void measure_row(const mk_expr *e, const mk_measure *r, bool header)
-{
-	if (header) {
-		printf("%-36s %8s %12s %9s %9s %6s", "expression", "n", "|M|", "sparsity",
-		       "w/o diag", "empty");
-		for (size_t k = 0; k < r->ntiles; k++)
-			printf("  tiles@%-4" PRId64, r->tiles[k].block);
-		printf("\n");
-	}
-	printf("%-36s %8" PRId64 " %12" PRIu64 " %9.6f %9.6f %6" PRId64, mk_expr_text(e), r->n,
-	       r->count, r->sparsity, r->sparsity_nodiag, r->empty_rows);
-	for (size_t k = 0; k < r->ntiles; k++)
-		printf("  %10.4f", r->tiles[k].density);
-	printf("\n");
-}
-
-static cJSON *measure_json(const mk_expr *e, const mk_measure *r)
-{
-	cJSON *o = cJSON_CreateObject(), *rows, *tiles;
-	cJSON_AddStringToObject(o, "expr", mk_expr_text(e));
-	cJSON_AddStringToObject(o, "params", mk_expr_params(e));
-	cJSON_AddNumberToObject(o, "n", (double)r->n);
-	cJSON_AddNumberToObject(o, "kv_len", (double)r->kv_len);
-	cJSON_AddNumberToObject(o, "count", (double)r->count);
-	cJSON_AddNumberToObject(o, "sparsity", r->sparsity);
-	cJSON_AddNumberToObject(o, "sparsity_nodiag", r->sparsity_nodiag);
-	cJSON_AddNumberToObject(o, "diagonal", (double)r->diag);
-	rows = cJSON_AddObjectToObject(o, "rows");
-	cJSON_AddNumberToObject(rows, "min", (double)r->row_min);
-	cJSON_AddNumberToObject(rows, "mean", r->row_mean);
-	cJSON_AddNumberToObject(rows, "max", (double)r->row_max);
-	cJSON_AddNumberToObject(rows, "empty", (double)r->empty_rows);
-	cJSON_AddNumberToObject(rows, "first_empty", (double)r->first_empty_row);
-	cJSON_AddBoolToObject(o, "symmetric", r->symmetric);
-	cJSON_AddBoolToObject(o, "causal", r->causal);
-	cJSON_AddBoolToObject(o, "toeplitz", r->toeplitz);
-	tiles = cJSON_AddArrayToObject(o, "tiles");
-	for (size_t k = 0; k < r->ntiles; k++) {
-		const mk_tile_stats *t = &r->tiles[k];
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddNumberToObject(x, "block", (double)t->block);
-		cJSON_AddNumberToObject(x, "tiles", (double)t->tiles);
-		cJSON_AddNumberToObject(x, "nonempty", (double)t->nonempty);
-		cJSON_AddNumberToObject(x, "full", (double)t->full);
-		cJSON_AddNumberToObject(x, "density", t->density);
-		cJSON_AddNumberToObject(x, "effective_sparsity", t->effective_sparsity);
-		cJSON_AddItemToArray(tiles, x);
-	}
-	return o;
-}
-
-static int measure_one(const char *arg, const measure_opts *o, mk_expr **e, mk_measure *r)
-{
-	int ret;
-	if ((ret = cli_operand(arg, e)) || (ret = mk_expr_bind(*e, &o->m.bind)))
-		return ret;
-	ret = mk_measure_expr(*e, o->tiles, o->ntiles, o->m.progress ? cli_progress : NULL, NULL,
-			      r);
-	if (ret == MK_OK)
-		cli_note_layouts(*e);
-	return ret;
-}
-
-/* Each MASK in turn, on rank 0 alone; the first failure stops. */
+/* Each MASK in turn, on rank 0 alone; the first failure stops (and nothing
+ * is printed).  Several print one table row (or JSON object) each. */
 static int measure_masks(measure_opts *o, int argc, char **argv)
 {
-	cJSON *all = o->json && argc > 1 ? cJSON_CreateArray() : NULL;
-	int ret = MK_OK;
+	mk_mask_measure *r = calloc((size_t)argc, sizeof *r);
+	int ret = r ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
+	mk_emit_fmt fmt;
 
 	if (o->ntiles == 0) {
 		o->tiles[0] = 64;
@@ -217,21 +136,186 @@ static int measure_masks(measure_opts *o, int argc, char **argv)
 	}
 	for (int k = 0; k < argc && ret == MK_OK; k++) {
 		mk_expr *e = NULL;
-		mk_measure r;
-		ret = measure_one(argv[k], o, &e, &r);
-		if (ret == MK_OK && all)
-			cJSON_AddItemToArray(all, measure_json(e, &r));
-		else if (ret == MK_OK && o->json)
-			ret = cli_json_out(measure_json(e, &r));
-		else if (ret == MK_OK && argc > 1)
-			measure_row(e, &r, k == 0);
-		else if (ret == MK_OK)
-			measure_print(e, &r);
+		if ((ret = cli_operand(argv[k], &e)) == MK_OK &&
+		    (ret = mk_expr_bind(e, &o->m.bind)) == MK_OK &&
+		    (ret = mk_measure_mask(e, o->tiles, o->ntiles, o->m.progress ? cli_progress : NULL,
+					   NULL, &r[k])) == MK_OK)
+			cli_note_layouts(e);
 		mk_expr_free(e);
 	}
-	if (all && ret == MK_OK)
-		return cli_json_out(all);
-	cJSON_Delete(all);
+	fmt = o->json ? MK_EMIT_JSON : argc > 1 ? MK_EMIT_TABLE : MK_EMIT_TEXT;
+	if (ret == MK_OK)
+		ret = mk_emit(stdout, fmt, &mk_mask_measure_record, r, (size_t)argc, 0);
+	for (int k = 0; r && k < argc; k++)
+		mk_mask_measure_release(&r[k]);
+	free(r);
+	return ret;
+}
+
+/* ---- data sets: which mode ----------------------------------------------- */
+
+/* An operand whose file part ends in .h5 or .hdf5 ("FILE.h5", "FILE.h5:/PATH")
+ * must exist in data-set mode: MK_EIO naming it, rather than reading it as a
+ * pattern expression. */
+static int data_missing_h5(const char *spec)
+{
+	size_t flen = mk_tensor_file_len(spec);
+	char *file;
+	struct stat st;
+	int ret = MK_OK;
+
+	if (mk_tensor_format(spec) != MK_FMT_H5)
+		return MK_OK;
+	if (!(file = strndup(spec, flen)))
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	if (stat(file, &st) != 0)
+		ret = mk_error_errno(errno, "'%s'", file);
+	else if (!S_ISREG(st.st_mode))
+		ret = mk_error_set(MK_EIO, "'%s': not a regular file", file);
+	free(file);
+	return ret;
+}
+
+/* Whether the operands are a data set (the rule is in --help: mk_ds_is_data_set):
+ * every rank decides from what it sees and the ranks must agree (MK_EINVAL
+ * naming the rank whose files differ, or lack one). */
+static int measure_mode(int argc, char **argv, const measure_data_opts *o, bool *data)
+{
+	char why[1200] = "";
+	int mode;
+
+	*data = o->any || argc == 0;
+	for (int k = 0; k < argc && !*data; k++)
+		*data = mk_ds_is_data_set(argv[k]);
+	if (mk_par_size() == 1)
+		return MK_OK;
+	/* the rank that differs says why: a file it lacks, or one that differs */
+	for (int k = 0; k < argc && !*why; k++)
+		if (mk_tensor_format(argv[k]) == MK_FMT_H5 && data_missing_h5(argv[k]))
+			snprintf(why, sizeof why, "%s", mk_error());
+	if (!*why)
+		snprintf(why, sizeof why, "whether the operand is a data set differs from the other "
+			 "ranks (every node must see the same files)");
+	mode = *data;
+	return mk_par_same(&mode, sizeof mode, why);
+}
+
+/* ---- data sets -------------------------------------------------------------- */
+
+static void data_progress(int64_t done, int64_t total, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "\rmaskkit: %" PRId64 "/%" PRId64 " samples (%.0f%%)%s", done, total,
+		100.0 * (double)done / (double)total, done >= total ? "\n" : "");
+}
+
+/* Patterns at each sample's length (rank 0 alone): the options of data files
+ * are refused, --heads-file's expressions read. */
+static int data_patterns(const char *expr, const measure_data_opts *o,
+			 const mk_ds_report_opts *ro, mk_ds_report *r)
+{
+	char **exprs = NULL, name[1400];
+	int64_t layers = 0, heads = 1;
+	int ret = MK_OK;
+
+	if (o->keep.rule != MK_KEEP_NONZERO || o->dataset || o->axes || o->mpi_io_given)
+		return mk_error_set(MK_EINVAL, "--threshold, --top-p, --dataset, --axes and --mpi-io "
+				    "are for data files (FILE.h5), not patterns");
+	if (o->heads_file && (ret = cli_heads_file(o->heads_file, &exprs, &layers, &heads)))
+		return ret;
+	if (!o->lengths && !ro->n)
+		ret = mk_error_set(MK_EINVAL, "give --lengths FILE (or --n N for one length)");
+	if (o->heads_file)
+		snprintf(name, sizeof name, "%s (%" PRId64 " layers x %" PRId64
+			 " heads of patterns)", o->heads_file, layers ? layers : 1, heads);
+	if (ret == MK_OK)
+		ret = mk_ds_report_patterns(exprs ? (const char *const *)exprs : &expr, layers,
+					    heads, o->heads_file ? name : expr, ro, r);
+	cli_heads_free(exprs, (size_t)((layers ? layers : 1) * heads));
+	return ret;
+}
+
+/* The picture and --csv FILE first (when one fails, nothing has been
+ * printed), then the report on stdout: the table, --json or --csv -. */
+static int data_emit(const mk_ds_report *r, const measure_data_opts *o, bool json)
+{
+	bool csv_out = o->csv && !strcmp(o->csv, "-");
+	/* CSV: by layer unless --by */
+	mk_ds_by by = o->by == 'h' ? MK_DS_BY_HEAD : o->by == 's' ? MK_DS_BY_SAMPLE : MK_DS_BY_LAYER;
+	const void *rows;
+	size_t count;
+	const mk_record *rec = mk_ds_report_rows(r, by, &rows, &count);
+	int ret;
+
+	if (o->png && (ret = mk_png_heat(o->png, r->m.by_head, r->m.layers, r->m.heads)))
+		return ret;
+	if (o->csv && !csv_out && (ret = mk_emit_path(o->csv, MK_EMIT_CSV, rec, rows, count, 0)))
+		return ret;
+	if (json || csv_out)
+		return json ? mk_emit(stdout, MK_EMIT_JSON, &mk_ds_report_record, r, 1, 0)
+			    : mk_emit(stdout, MK_EMIT_CSV, rec, rows, count, 0);
+	if ((ret = mk_emit(stdout, MK_EMIT_TEXT, &mk_ds_report_record, r, 1, 0)) || !o->by)
+		return ret;
+	printf("\n");
+	return mk_emit(stdout, MK_EMIT_TABLE, rec, rows, count, 0);
+}
+
+/* What holds once the mode is known: the operands, one report on stdout,
+ * distinct outputs. */
+static int data_usage(const measure_data_opts *o, bool json, int argc, const char *arg)
+{
+	const struct mk_cmd *c = &mk_cmd_measure;
+
+	if (argc > 1)
+		return cli_usage_error(c, "a data set is measured on its own (%d operands)", argc);
+	if (!arg && !o->heads_file)
+		return cli_usage_error(c, "missing EXPR, FILE.h5 or --heads-file");
+	if (arg && o->heads_file)
+		return cli_usage_error(c, "give an expression or --heads-file, not both");
+	if (json && o->csv && !strcmp(o->csv, "-"))
+		return cli_usage_error(c, "give one of --json and --csv - (both write to standard "
+				       "output)");
+	if (o->png && o->csv && !strcmp(o->png, o->csv))
+		return cli_usage_error(c, "--png and --csv name the same file '%s'", o->png);
+	return MK_OK;
+}
+
+/* The operand (0 or 1) as a data set: data files on every rank, patterns on
+ * rank 0; the report on rank 0. */
+static int measure_data(const measure_data_opts *o, const cli_mask_opts *m, bool json, int argc,
+			char **argv)
+{
+	mk_ds_report r = {0};
+	mk_ds_report_opts ro = {.dataset = o->dataset, .lengths = o->lengths, .axes = o->axes,
+				.keep = o->keep, .n = m->bind.n, .seed = m->bind.seed,
+				.max_memory = m->bind.max_memory, .collective = o->collective};
+	const char *arg = argc > 0 ? argv[0] : NULL;
+	const char *csv_file = o->csv && strcmp(o->csv, "-") ? o->csv : NULL;
+	int ret;
+
+	/* the same on every rank; agreed, as the collective steps before it were */
+	if ((ret = mk_par_agree(data_usage(o, json, argc, arg), NULL)) ||
+	    (ret = cli_root_check_output_dir(o->png)) ||
+	    (ret = cli_root_check_output_dir(csv_file)) ||
+	    (arg && (ret = mk_par_agree(data_missing_h5(arg), NULL))))
+		return ret;
+	if (m->progress && (isatty(2) || mk_par_size() > 1))
+		ro.progress = data_progress;
+	if (arg && mk_tensor_format(arg) == MK_FMT_H5) {
+		ret = mk_ds_report_file(arg, &ro, &r);
+	} else {
+		/* patterns are measured on rank 0 alone */
+		mk_par_done();
+		if (mk_par_rank() != 0)
+			return MK_OK;
+		ret = data_patterns(arg, o, &ro, &r);
+	}
+	/* a failure not agreed on keeps the job's abort armed (mk_par_end) */
+	if (ret == MK_OK)
+		mk_par_done();
+	if (ret == MK_OK && mk_par_rank() == 0)
+		ret = data_emit(&r, o, json);
+	mk_ds_report_release(&r);
 	return ret;
 }
 
@@ -241,7 +325,7 @@ static int measure_check(measure_opts *o, const cli_args *a)
 	const struct mk_cmd *c = &mk_cmd_measure;
 	static const char *const data_opts[] = {"dataset", "lengths", "axes", "threshold", "top-p",
 						 "by", "csv", "png", "heads-file", NULL};
-	cli_data_opts *d = &o->data;
+	measure_data_opts *d = &o->data;
 
 	if (a->argc < 1 && !d->heads_file)
 		return cli_usage_error(c, "missing EXPR");
@@ -264,7 +348,7 @@ static int measure_exec(void *opts, const cli_args *a)
 
 	/* every rank fails alike; agreed, so that no rank waits for another */
 	if ((ret = mk_par_agree(measure_check(o, a), NULL)) ||
-	    (ret = cli_data_choose(a->argc, a->argv, &o->data, &data)))
+	    (ret = measure_mode(a->argc, a->argv, &o->data, &data)))
 		return ret;
 	if (data && o->ntiles)
 		return mk_par_agree(cli_usage_error(&mk_cmd_measure, "--tile is for single masks, "
@@ -273,7 +357,7 @@ static int measure_exec(void *opts, const cli_args *a)
 		return mk_par_agree(cli_usage_error(&mk_cmd_measure, "--kv-len is for single masks, "
 						    "not data sets"), NULL);
 	if (data)
-		return cli_data_measure(&o->data, &o->m, o->json, a->argc, a->argv);
+		return measure_data(&o->data, &o->m, o->json, a->argc, a->argv);
 	if (o->data.mpi_io_given)
 		return mk_par_agree(cli_usage_error(&mk_cmd_measure, "--mpi-io is for data sets "
 						    "(FILE.h5)"), NULL);

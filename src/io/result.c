@@ -73,6 +73,7 @@ static bool res_scalar(mk_ftype t)
 static const char *res_cell(const void *rec, const mk_field *f, bool csv, char *buf, size_t cap)
 {
 	const void *p = res_at(rec, f->offset);
+	const char *fmt = csv && f->csv_fmt ? f->csv_fmt : f->fmt;
 
 	if (f->show && !csv) {
 		f->show(rec, buf, cap);
@@ -82,23 +83,23 @@ static const char *res_cell(const void *rec, const mk_field *f, bool csv, char *
 	case MK_FT_I64: {
 		int64_t v;
 		memcpy(&v, p, sizeof v);
-		snprintf(buf, cap, f->fmt ? f->fmt : "%" PRId64, v);
+		snprintf(buf, cap, fmt ? fmt : "%" PRId64, v);
 		break;
 	}
 	case MK_FT_U64: {
 		uint64_t v;
 		memcpy(&v, p, sizeof v);
-		snprintf(buf, cap, f->fmt ? f->fmt : "%" PRIu64, v);
+		snprintf(buf, cap, fmt ? fmt : "%" PRIu64, v);
 		break;
 	}
 	case MK_FT_INT: {
 		int v;
 		memcpy(&v, p, sizeof v);
-		snprintf(buf, cap, f->fmt ? f->fmt : "%d", v);
+		snprintf(buf, cap, fmt ? fmt : "%d", v);
 		break;
 	}
 	case MK_FT_REAL:
-		snprintf(buf, cap, f->fmt && !csv ? f->fmt : csv ? "%.17g" : "%.6g",
+		snprintf(buf, cap, csv ? (f->csv_fmt ? f->csv_fmt : "%.17g") : fmt ? fmt : "%.6g",
 			 res_real(rec, f));
 		break;
 	case MK_FT_BOOL: {
@@ -271,7 +272,7 @@ static int res_cols_add(res_cols *cs, const mk_record *r, const res_col *outer, 
 		res_col c = outer ? *outer : (res_col){0};
 		const char *name = (text && f->label) ? f->label : f->name;
 		if ((f->flags & MK_FF_JSON) || (csv && (f->flags & (MK_FF_TEXT | MK_FF_NOCSV))) ||
-		    (!csv && (f->flags & MK_FF_NOTEXT)))
+		    (!csv && (f->flags & (MK_FF_NOTEXT | MK_FF_NOTABLE))))
 			continue;
 		c.omit = c.omit || (f->flags & MK_FF_OMIT);
 		if (c.head[0])
@@ -410,7 +411,7 @@ static int res_label_width(const mk_record *r, int prefix)
 	for (size_t k = 0; k < r->count; k++) {
 		const mk_field *f = &r->fields[k];
 		int len = prefix + (int)strlen(f->label ? f->label : f->name);
-		if (f->flags & (MK_FF_JSON | MK_FF_NOTEXT | MK_FF_BARE | MK_FF_KEYED))
+		if (f->flags & (MK_FF_JSON | MK_FF_NOTEXT | MK_FF_BARE | MK_FF_KEYED | MK_FF_NOLINE))
 			continue;
 		if (f->type == MK_FT_OBJ || f->type == MK_FT_PTR)
 			len = res_label_width(f->sub, len + 1);
@@ -442,7 +443,8 @@ static int res_text(FILE *out, const mk_record *r, const void *rec, const char *
 	for (size_t k = 0; k < r->count; k++) {
 		const mk_field *f = &r->fields[k];
 		bool here = res_present(rec, f);
-		if ((f->flags & (MK_FF_JSON | MK_FF_NOTEXT | MK_FF_BARE | MK_FF_KEYED)) ||
+		if ((f->flags & (MK_FF_JSON | MK_FF_NOTEXT | MK_FF_BARE | MK_FF_KEYED |
+				 MK_FF_NOLINE)) ||
 		    ((f->flags & MK_FF_OMIT) && !here))
 			continue;
 		snprintf(label, sizeof label, "%s%s%s", prefix, prefix[0] ? "." : "",
