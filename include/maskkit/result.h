@@ -33,15 +33,21 @@ typedef enum mk_ftype {
 	MK_FT_LIST,  /* a pointer to count_offset's int64_t structs of sub->size bytes */
 	MK_FT_REALS, /* a const double * of count_offset's int64_t values */
 	MK_FT_I64S,  /* a const int64_t * of count_offset's int64_t values */
+	MK_FT_CHARS, /* a char array in the struct, NUL-terminated (a string held in place) */
+	MK_FT_STRS,  /* a const char *const * of count_offset's int64_t strings: a JSON
+		      * array, one cell of the strings separated by spaces elsewhere */
 } mk_ftype;
 
 enum {
-	MK_FF_OMIT = 1u << 0,  /* absent: left out of JSON (else null) and of text */
+	MK_FF_OMIT = 1u << 0,  /* absent: left out of JSON (else null) and of text; a table's
+				* column (one under an MK_FF_OMIT object too) absent in every
+				* row is left out (CSV keeps it) */
 	MK_FF_JSON = 1u << 1,  /* JSON only */
 	MK_FF_TEXT = 1u << 2,  /* text and tables only (not JSON or CSV) */
 	MK_FF_NOTEXT = 1u << 5, /* JSON and CSV only (not text or tables) */
 	MK_FF_EXACT = 1u << 3, /* MK_FT_U64 written as an exact JSON integer (above 2^53) */
 	MK_FF_NOCSV = 1u << 4, /* not a CSV column */
+	MK_FF_NOJSON = 1u << 6, /* text, tables and CSV only (not JSON) */
 };
 
 struct mk_record;
@@ -54,6 +60,8 @@ typedef struct mk_field {
 	const char *help;   /* what it is, one line (documentation; text's note) */
 	const char *label;  /* text's and tables' name when not name, or NULL */
 	const char *fmt;    /* printf format of a number in text and tables, or NULL */
+	const char *csv_fmt; /* printf format of a number in CSV, or NULL (fmt for
+			      * integers; %.17g, exact, for reals); a bool's is given 1 or 0 */
 	unsigned flags;     /* MK_FF_* */
 	const struct mk_record *sub; /* OBJ, PTR, LIST */
 	size_t count_offset;         /* LIST, REALS, I64S: offset of the int64_t count */
@@ -90,6 +98,8 @@ enum {
 	MK_EMIT_ARRAY = 1u << 0,   /* JSON: an array even for one record */
 	MK_EMIT_NO_HEAD = 1u << 1, /* TABLE, CSV: no header line */
 	MK_EMIT_NO_NOTE = 1u << 2, /* TEXT: no "(help)" after values */
+	MK_EMIT_COMPACT = 1u << 3, /* JSON: each record on one line, unindented (an array
+				    * of several: "[", a line each, "]") */
 };
 
 /* Writes count records (rows: count structs of r->size bytes) to f.

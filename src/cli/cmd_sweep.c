@@ -6,7 +6,6 @@
  * it ran on) and, with --png, a gnuplot figure of time against sparsity.
  */
 #include "config.h"
-#include <cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -257,13 +256,26 @@ static int sweep_backend(sweep_cli *c)
 	return mk_attn_configure(b, c->s.device, c->s.dtype);
 }
 
+/* -o's format, from its name: CSV (.csv, or no name) or JSON (.json). */
+static int sweep_output_format(const char *path, mk_emit_fmt *fmt)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	*fmt = dot && !strcmp(dot, ".json") ? MK_EMIT_JSON : MK_EMIT_CSV;
+	if (path && (!dot || (strcmp(dot, ".csv") && strcmp(dot, ".json"))))
+		return mk_error_set(MK_EINVAL, "cannot tell the format of '%s' from its name: use "
+				    ".csv or .json", path);
+	return MK_OK;
+}
+
 /* The outputs: one writer each, and only one of them on standard output. */
 static int sweep_check_outputs(const sweep_cli *c)
 {
 	const char *names[3] = {c->out, c->csv, c->png}, *opts[3] = {"-o", "--csv", "--png"};
+	mk_emit_fmt fmt;
 	int ret;
 
-	if ((ret = sweep_output_format(c->out)) < 0)
+	if ((ret = sweep_output_format(c->out, &fmt)))
 		return ret;
 	if (c->png && (!strrchr(c->png, '.') || strcmp(strrchr(c->png, '.'), ".png")))
 		return mk_error_set(MK_EINVAL, "--png '%s': the plot is a PNG (name it .png)", c->png);
@@ -347,63 +359,58 @@ static void sweep_show(int64_t done, int64_t total, const char *what, void *arg)
 
 /* ---- the command ------------------------------------------------------------- */
 
-/* This rank's device, for the rows it measured: commas would split the CSV
- * field. */
-static void sweep_device(const sweep_cli *c, char *buf, size_t cap)
+/* Files go to a temporary name beside them, renamed on success; standard
+ * output gets the JSON (--json) or the CSV (--csv -), else the summary. */
+static int sweep_write(const sweep_cli *c)
 {
-	mk_machine m;
+	mk_emit_fmt fmt;
+	int ret = MK_OK;
 
-	mk_machine_describe_backend(c->s.backend, &m);
-	if (m.gpu[0])
-		snprintf(buf, cap, "%s", m.gpu);
-	else
-		snprintf(buf, cap, "cpu (%d threads)", m.threads);
-	for (char *p = buf; *p; p++)
-		*p = *p == ',' ? ';' : *p == '"' ? '\'' : *p;
+	if (c->out && !(ret = sweep_output_format(c->out, &fmt)))
+		ret = mk_sweep_write_path(c->out, fmt, &c->res);
+	if (!ret && c->csv)
+		ret = mk_sweep_write_path(c->csv, MK_EMIT_CSV, &c->res);
+	if (!ret && c->json)
+		ret = mk_sweep_write_path("-", MK_EMIT_JSON, &c->res);
+	return ret;
 }
 
-/* Under MPI: the ranks agree on how their shares went and rank 0 collects
- * the rows, in the order of a single run. */
-static int sweep_collect(sweep_cli *c)
+/* Points to read with care: a best kernel whose interval is wider than the
+ * precision asked, medians that disagreed. */
+static void sweep_warn(const sweep_cli *c)
 {
-	char device[128];
-	int ret;
+	const mk_sweep_result *r = &c->res;
 
-	if (mk_par_size() == 1)
-		return MK_OK;
-	sweep_device(c, device, sizeof device);
-	c->cap = 0;
-	if ((ret = sweep_gather(&c->s, device, &c->rows, &c->nrows, &c->where)))
-		return ret;
-	c->cap = c->nrows;
-	return MK_OK;
+	if (r->wide && c->s.min_reps >= c->s.max_reps)
+		fprintf(stderr, "maskkit: warning: at %zu of %zu points the best kernel's interval "
+			"is wider than +-%g%% after --reps %d: more runs, or a quiet machine, "
+			"narrow it\n", r->wide, r->points, 100 * c->s.precision, c->s.min_reps);
+	else if (r->wide)
+		fprintf(stderr, "maskkit: warning: at %zu of %zu points the best kernel's interval "
+			"is wider than +-%g%% when --max-time (%g s) or --max-reps (%d) stopped it: "
+			"a larger one, or a quiet machine, narrows it\n", r->wide, r->points,
+			100 * c->s.precision, c->s.max_time, c->s.max_reps);
+	if (r->disagree)
+		fprintf(stderr, "maskkit: warning: at %zu of %zu points the ratio of the medians "
+			"fell outside the paired interval, measured twice (agree 0, rank_ok 0): "
+			"the machine was disturbed unevenly\n", r->disagree, r->points);
 }
 
 static int sweep_run_all(sweep_cli *c)
 {
-	int ret = mk_par_agree(mk_sweep_run(&c->s, &c->rows, &c->nrows), NULL);
+	bool table_out = c->json || (c->csv && !strcmp(c->csv, "-"));
+	int ret = mk_sweep_result_run(&c->s, &c->res);
 
-	if (ret == MK_OK)
-		ret = sweep_collect(c);
 	mk_par_done();
-	if (ret || mk_par_rank() != 0)
-		return ret;
-	for (size_t ni = 0; ni < c->s.nnorms; ni++)
-		c->baseline[ni] = mk_sweep_baseline(c->rows, c->nrows, &c->norms[ni]);
-	if ((ret = sweep_write(c)))
-		return ret;
-	if (c->png && (ret = sweep_plot(c)))
+	if (ret || mk_par_rank() != 0 || (ret = sweep_write(c)) ||
+	    (c->png && (ret = sweep_plot(c))))
 		return ret;
 	/* standard output carries the summary unless it carries the table */
-	if (c->quiet)
-		;
-	else if (!c->json && !(c->csv && !strcmp(c->csv, "-")))
-		sweep_summary(c, stdout);
-	else
-		sweep_summary(c, stderr);
+	if (!c->quiet && (ret = mk_sweep_summary(table_out ? stderr : stdout, &c->res)))
+		return ret;
 	if (!c->quiet && !c->out && !c->csv && !c->json)
 		printf("\nevery kernel's row: -o FILE.csv (or .json); a figure: --png FILE.png\n");
-	sweep_summary_warn(c);
+	sweep_warn(c);
 	return MK_OK;
 }
 
@@ -439,8 +446,7 @@ static int sweep_exec(void *opts, const cli_args *a)
 	c->s.arg = c;
 	ret = sweep_run_all(c);
 out:
-	free(c->rows);
-	free(c->where);
+	mk_sweep_result_release(&c->res);
 	free(c->patterns_buf);
 	free(c->kernels_buf);
 	free(c->norms_buf);

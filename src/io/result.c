@@ -63,7 +63,19 @@ static bool res_present(const void *rec, const mk_field *f)
 
 static bool res_scalar(mk_ftype t)
 {
-	return t <= MK_FT_BOOL;
+	return t <= MK_FT_BOOL || t == MK_FT_CHARS || t == MK_FT_STRS;
+}
+
+/* An MK_FT_STRS field's strings, separated by spaces. */
+static void res_strs_cell(const void *rec, const mk_field *f, char *buf, size_t cap)
+{
+	const char *const *v = res_ptr(rec, f);
+	int64_t n = v ? res_count(rec, f) : 0;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int64_t k = 0; k < n && used < cap; k++)
+		used += (size_t)snprintf(buf + used, cap - used, "%s%s", k ? " " : "", v[k]);
 }
 
 /* A scalar's text in buf: the field's format, else the type's.  Formats
@@ -73,6 +85,7 @@ static bool res_scalar(mk_ftype t)
 static const char *res_cell(const void *rec, const mk_field *f, bool csv, char *buf, size_t cap)
 {
 	const void *p = res_at(rec, f->offset);
+	const char *fmt = csv && f->csv_fmt ? f->csv_fmt : f->fmt;
 
 	if (f->show && !csv) {
 		f->show(rec, buf, cap);
@@ -82,33 +95,41 @@ static const char *res_cell(const void *rec, const mk_field *f, bool csv, char *
 	case MK_FT_I64: {
 		int64_t v;
 		memcpy(&v, p, sizeof v);
-		snprintf(buf, cap, f->fmt ? f->fmt : "%" PRId64, v);
+		snprintf(buf, cap, fmt ? fmt : "%" PRId64, v);
 		break;
 	}
 	case MK_FT_U64: {
 		uint64_t v;
 		memcpy(&v, p, sizeof v);
-		snprintf(buf, cap, f->fmt ? f->fmt : "%" PRIu64, v);
+		snprintf(buf, cap, fmt ? fmt : "%" PRIu64, v);
 		break;
 	}
 	case MK_FT_INT: {
 		int v;
 		memcpy(&v, p, sizeof v);
-		snprintf(buf, cap, f->fmt ? f->fmt : "%d", v);
+		snprintf(buf, cap, fmt ? fmt : "%d", v);
 		break;
 	}
 	case MK_FT_REAL:
-		snprintf(buf, cap, f->fmt && !csv ? f->fmt : csv ? "%.17g" : "%.6g",
+		snprintf(buf, cap, csv ? (f->csv_fmt ? f->csv_fmt : "%.17g") : fmt ? fmt : "%.6g",
 			 res_real(rec, f));
 		break;
 	case MK_FT_BOOL: {
 		bool v;
 		memcpy(&v, p, sizeof v);
-		snprintf(buf, cap, "%s", csv ? (v ? "true" : "false") : v ? "yes" : "no");
+		if (csv && f->csv_fmt)
+			snprintf(buf, cap, f->csv_fmt, (int)v);
+		else
+			snprintf(buf, cap, "%s", csv ? (v ? "true" : "false") : v ? "yes" : "no");
 		break;
 	}
 	case MK_FT_STR:
 		return res_ptr(rec, f);
+	case MK_FT_CHARS:
+		return p;
+	case MK_FT_STRS:
+		res_strs_cell(rec, f, buf, cap);
+		break;
 	default:
 		buf[0] = '\0';
 	}
@@ -132,6 +153,18 @@ static cJSON *res_json_numbers(const void *rec, const mk_field *f)
 		if (!cJSON_AddItemToArray(a, isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull()))
 			break;
 	}
+	return a;
+}
+
+static cJSON *res_json_strings(const void *rec, const mk_field *f)
+{
+	cJSON *a = cJSON_CreateArray();
+	const char *const *v = res_ptr(rec, f);
+	int64_t n = v ? res_count(rec, f) : 0;
+
+	for (int64_t k = 0; a && k < n; k++)
+		if (!cJSON_AddItemToArray(a, cJSON_CreateString(v[k])))
+			break;
 	return a;
 }
 
@@ -176,6 +209,10 @@ static cJSON *res_json_value(const void *rec, const mk_field *f)
 	case MK_FT_REALS:
 	case MK_FT_I64S:
 		return res_json_numbers(rec, f);
+	case MK_FT_CHARS:
+		return cJSON_CreateString(res_at(rec, f->offset));
+	case MK_FT_STRS:
+		return res_json_strings(rec, f);
 	}
 	return NULL;
 }
@@ -187,7 +224,7 @@ static cJSON *res_json_obj(const mk_record *r, const void *rec)
 	for (size_t k = 0; o && k < r->count; k++) {
 		const mk_field *f = &r->fields[k];
 		cJSON *v;
-		if (f->flags & MK_FF_TEXT)
+		if (f->flags & (MK_FF_TEXT | MK_FF_NOJSON))
 			continue;
 		if ((f->flags & MK_FF_OMIT) && !res_present(rec, f))
 			continue;
@@ -201,11 +238,43 @@ static cJSON *res_json_obj(const mk_record *r, const void *rec)
 	return o;
 }
 
+/* MK_EMIT_COMPACT: each record unindented on its line, inside "[" and "]"
+ * lines for an array. */
+static char *res_json_compact(const mk_record *r, const void *rows, size_t count, unsigned flags)
+{
+	bool array = count != 1 || (flags & MK_EMIT_ARRAY);
+	size_t len = 0, cap = 64;
+	char *s = malloc(cap);
+
+	if (s && array)
+		len = (size_t)snprintf(s, cap, "[\n");
+	for (size_t k = 0; s && k < count; k++) {
+		cJSON *o = res_json_obj(r, (const char *)rows + k * r->size);
+		char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+		size_t need = len + (t ? strlen(t) : 0) + 8;
+		char *grown = t && need > cap ? realloc(s, cap = 2 * need) : s;
+		cJSON_Delete(o);
+		if (!t || !grown) {
+			free(t);
+			free(grown ? grown : s);
+			return NULL;
+		}
+		s = grown;
+		len += (size_t)snprintf(s + len, cap - len, "%s%s", k ? ",\n" : "", t);
+		free(t);
+	}
+	if (s && array)
+		snprintf(s + len, cap - len, "%s]", count ? "\n" : "");
+	return s;
+}
+
 char *mk_emit_json_text(const mk_record *r, const void *rows, size_t count, unsigned flags)
 {
 	cJSON *x = NULL;
 	char *s = NULL;
 
+	if (flags & MK_EMIT_COMPACT)
+		return res_json_compact(r, rows, count, flags);
 	if (count == 1 && !(flags & MK_EMIT_ARRAY)) {
 		x = res_json_obj(r, rows);
 	} else if ((x = cJSON_CreateArray())) {
@@ -234,6 +303,7 @@ typedef struct res_col {
 	char head[96];
 	int width;
 	bool left; /* strings are left-aligned */
+	bool omit; /* MK_FF_OMIT here or above: left out of a table where never present */
 } res_col;
 
 typedef struct res_cols {
@@ -251,6 +321,7 @@ static int res_cols_add(res_cols *cs, const mk_record *r, const res_col *outer, 
 		if ((f->flags & MK_FF_JSON) || (csv && (f->flags & (MK_FF_TEXT | MK_FF_NOCSV))) ||
 		    (!csv && (f->flags & MK_FF_NOTEXT)))
 			continue;
+		c.omit = c.omit || (f->flags & MK_FF_OMIT);
 		if (c.head[0])
 			snprintf(c.head + strlen(c.head), sizeof c.head - strlen(c.head), ".%s", name);
 		else
@@ -274,7 +345,7 @@ static int res_cols_add(res_cols *cs, const mk_record *r, const res_col *outer, 
 			cs->cap = cap;
 		}
 		c.f = f;
-		c.left = f->type == MK_FT_STR;
+		c.left = f->type == MK_FT_STR || f->type == MK_FT_CHARS || f->type == MK_FT_STRS;
 		c.width = (int)strlen(c.head);
 		cs->c[cs->n++] = c;
 	}
@@ -295,13 +366,39 @@ static const void *res_col_rec(const res_col *c, const void *rec)
 	return rec;
 }
 
+static bool res_col_present(const res_col *c, const void *rec)
+{
+	const void *in = res_col_rec(c, rec);
+	return in && res_present(in, c->f);
+}
+
 static const char *res_col_cell(const res_col *c, const void *rec, bool csv, char *buf,
 				size_t cap)
 {
-	const void *in = res_col_rec(c, rec);
-	if (!in || !res_present(in, c->f))
+	if (!res_col_present(c, rec))
 		return csv ? "" : "-";
-	return res_cell(in, c->f, csv, buf, cap);
+	return res_cell(res_col_rec(c, rec), c->f, csv, buf, cap);
+}
+
+/* A table's widths; its MK_FF_OMIT columns absent in every row left out. */
+static void res_cols_fit(res_cols *cs, const mk_record *r, const void *rows, size_t count)
+{
+	char buf[RES_CELL];
+	size_t kept = 0;
+
+	for (size_t c = 0; c < cs->n; c++) {
+		bool seen = false;
+		for (size_t k = 0; k < count; k++) {
+			const void *rec = (const char *)rows + k * r->size;
+			int w = (int)strlen(res_col_cell(&cs->c[c], rec, false, buf, sizeof buf));
+			seen = seen || res_col_present(&cs->c[c], rec);
+			if (w > cs->c[c].width)
+				cs->c[c].width = w;
+		}
+		if (seen || !cs->c[c].omit)
+			cs->c[kept++] = cs->c[c];
+	}
+	cs->n = kept;
 }
 
 static void res_csv_quoted(FILE *f, const char *s)
@@ -328,13 +425,8 @@ static int res_rows(FILE *f, bool csv, const mk_record *r, const void *rows, siz
 
 	if ((ret = res_cols_add(&cs, r, NULL, csv, !csv)))
 		goto out;
-	for (size_t k = 0; !csv && k < count; k++)
-		for (size_t c = 0; c < cs.n; c++) {
-			int w = (int)strlen(res_col_cell(&cs.c[c], (const char *)rows + k * r->size,
-							 false, buf, sizeof buf));
-			if (w > cs.c[c].width)
-				cs.c[c].width = w;
-		}
+	if (!csv)
+		res_cols_fit(&cs, r, rows, count);
 	for (size_t k = (flags & MK_EMIT_NO_HEAD) ? 1 : 0; k <= count; k++) {
 		const void *rec = k ? (const char *)rows + (k - 1) * r->size : NULL;
 		fputs(indent, f);
@@ -492,6 +584,7 @@ int mk_emit_path(const char *path, mk_emit_fmt fmt, const mk_record *r, const vo
 
 static const char *const res_type_names[] = {
 	"int", "int", "int", "real", "string", "bool", "object", "object", "list", "reals", "ints",
+	"string", "strings",
 };
 
 static void res_describe(FILE *f, const mk_record *r, int depth)
