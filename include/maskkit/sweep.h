@@ -171,6 +171,37 @@ int mk_sweep_check_memory(const mk_sweep_opts *o);
  * parameter, kernel and normalisation. */
 int mk_sweep_run(const mk_sweep_opts *o, mk_sweep_row **rows, size_t *nrows);
 
+/* ---- a sweep set up from text (analysis/sweep_setup.c) --------------------- */
+
+#define MK_SWEEP_MAX_LIST 64 /* items of a list */
+
+/* The lists a sweep takes as text, parsed (mk_sweep_lists_parse). */
+typedef struct mk_sweep_lists {
+	char *buf[3];
+	const char *patterns[MK_SWEEP_MAX_LIST];
+	const char *labels[MK_SWEEP_MAX_LIST]; /* LABEL= of each, or NULL */
+	size_t npatterns;
+	mk_norm norms[MK_SWEEP_MAX_LIST];
+	size_t nnorms;
+} mk_sweep_lists;
+
+/* Parses comma-separated lists (commas inside parentheses belong to an
+ * item) into o's patterns, labels, kernels and norms, which point into l
+ * (it must outlive o's use).  patterns: names of patterns a sweep varies or
+ * any other mask (mk_sweep_opts), each may be LABEL=MASK (a LABEL of
+ * letters, digits, '_', '-', '.'), no two rows of one name; kernels:
+ * mk_attn_kernel_parse's names; norms: mk_norm_parse's.  Errors name the
+ * parameter: "patterns", "kernels" or "norm". */
+int mk_sweep_lists_parse(const char *patterns, const char *kernels, const char *norms,
+			 mk_sweep_lists *l, mk_sweep_opts *o);
+void mk_sweep_lists_release(mk_sweep_lists *l);
+/* Sets o->backend by name ("cpu", "cuda", or "auto"/NULL: cuda when built
+ * and a device is usable, else cpu), checks o's dtype (parameter "dtype"),
+ * head dimension ("head_dim") and kernels ("kernels") against it, and
+ * configures it on o->device; with pick_device and several MPI ranks, each
+ * rank takes its device by its rank on the node. */
+int mk_sweep_setup(mk_sweep_opts *o, const char *backend, bool pick_device);
+
 /* ---- a sweep's result, as its outputs show it (analysis/sweep_result.c) --- */
 
 /* Where a row was measured, when several MPI ranks shared a sweep. */

@@ -107,155 +107,6 @@ static const struct cli_opt sweep_table[] = {
 	CLI_OPT_END,
 };
 
-/* Splits a comma-separated list in place (buf is a copy the caller owns);
- * commas inside parentheses belong to an item ("local(w=2,dilation=3)"). */
-static int sweep_split(char *buf, const char *opt, const char **items, size_t *count)
-{
-	char *p = buf;
-	*count = 0;
-	for (;;) {
-		char *comma = p;
-		int depth = 0;
-		for (; *comma && (*comma != ',' || depth > 0); comma++)
-			depth += (*comma == '(') - (*comma == ')');
-		bool last = !*comma;
-		*comma = '\0';
-		if (!*p)
-			return mk_error_set(MK_EINVAL, "%s: empty item in the list", opt);
-		if (*count == SWEEP_MAX_LIST)
-			return mk_error_set(MK_EINVAL, "%s: more than %d items", opt, SWEEP_MAX_LIST);
-		items[(*count)++] = p;
-		if (last)
-			return MK_OK;
-		p = comma + 1;
-	}
-}
-
-/* "LABEL=MASK": a name for the rows.  An expression has no '=' outside
- * parentheses (local(w=3)), so one before any '(' is always meant as a
- * label, and a label that is not a plain word is refused as such rather
- * than parsed as an expression (which would blame an "unknown pattern"). */
-static int sweep_label(char *item, const char **mask, const char **label)
-{
-	size_t eq = strcspn(item, "=("), w = strspn(item, "abcdefghijklmnopqrstuvwxyz"
-						     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
-	*mask = item;
-	*label = NULL;
-	if (item[eq] != '=')
-		return MK_OK;
-	if (eq == 0 || w < eq || !item[eq + 1])
-		return mk_error_set(MK_EINVAL, "--patterns: '%s': LABEL=MASK takes a LABEL of "
-				    "letters, digits, '_', '-' and '.', and a MASK after the '='", item);
-	item[eq] = '\0';
-	*label = item;
-	*mask = item + eq + 1;
-	return MK_OK;
-}
-
-/* A pattern the sweep varies, or any mask (one point): refused only when
- * it does not parse, with the parser's reason. */
-static int sweep_check_pattern(const char *name)
-{
-	mk_expr *e = NULL;
-	const char *msg, *at;
-	char copy[256];
-
-	if (mk_sweep_param(name))
-		return MK_OK;
-	if (mk_expr_parse(name, &e) == MK_OK) {
-		mk_expr_free(e);
-		return MK_OK;
-	}
-	/* the parser's "did you mean", without its column */
-	msg = mk_error();
-	at = strstr(msg, "unknown pattern");
-	snprintf(copy, sizeof copy, "%s", at ? at : msg);
-	if (at) /* it names the word already */
-		return mk_error_set(MK_EINVAL, "--patterns: %s", copy);
-	return mk_error_set(MK_EINVAL, "--patterns: '%s': %s", name, copy);
-}
-
-static int sweep_lists(sweep_cli *c)
-{
-	const char *names[SWEEP_MAX_LIST];
-	size_t count;
-	int ret;
-
-	if (!(c->patterns_buf = strdup(c->patterns_arg)) ||
-	    !(c->kernels_buf = strdup(c->kernels_arg)) || !(c->norms_buf = strdup(c->norms_arg)))
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	if ((ret = sweep_split(c->patterns_buf, "--patterns", c->patterns, &c->s.npatterns)))
-		return ret;
-	for (size_t p = 0; p < c->s.npatterns; p++) {
-		if ((ret = sweep_label((char *)c->patterns[p], &c->patterns[p], &c->labels[p])) ||
-		    (ret = sweep_check_pattern(c->patterns[p])))
-			return ret;
-	}
-	/* rows are named by label, else by pattern: two of one name could not
-	 * be told apart in any table or plot */
-	for (size_t p = 0; p < c->s.npatterns; p++)
-		for (size_t q = 0; q < p; q++) {
-			const char *a = c->labels[q] ? c->labels[q] : c->patterns[q];
-			const char *b = c->labels[p] ? c->labels[p] : c->patterns[p];
-			if (!strcmp(a, b))
-				return mk_error_set(MK_EINVAL, "--patterns: '%s' names two of them ('%s' "
-						    "and '%s'): give each its own label (LABEL=MASK)",
-						    a, c->patterns[q], c->patterns[p]);
-		}
-	c->s.labels = c->labels;
-	if ((ret = sweep_split(c->kernels_buf, "--kernels", names, &count)))
-		return ret;
-	for (size_t k = 0; k < count; k++) {
-		mk_attn_kernel kern;
-		if ((ret = mk_attn_kernel_parse(names[k], &kern)))
-			return ret;
-		c->s.kernels |= 1u << kern;
-	}
-	if ((ret = sweep_split(c->norms_buf, "--norm", names, &c->s.nnorms)))
-		return ret;
-	for (size_t k = 0; k < c->s.nnorms; k++)
-		if ((ret = mk_norm_parse(names[k], &c->norms[k])))
-			return ret;
-	c->s.patterns = c->patterns;
-	c->s.norms = c->norms;
-	return MK_OK;
-}
-
-/* auto: cuda when built and a device is usable, else cpu.  The CPU backend
- * computes in fp32 only. */
-static int sweep_backend(sweep_cli *c)
-{
-	const char *name = sweep_backends[c->backend];
-	const mk_attn_backend *b;
-	char have[32];
-
-	if (!strcmp(name, "auto")) {
-		b = mk_attn_backend_get("cuda");
-		c->s.backend = b ? b : mk_attn_backend_get("cpu");
-		mk_error_set(MK_OK, "%s", "");
-	} else if (!(c->s.backend = mk_attn_backend_get(name))) {
-		return MK_EINVAL;
-	}
-	b = c->s.backend;
-	if (mk_attn_check_dtype(b, c->s.dtype)) {
-		mk_compute_format(b->dtypes, have, sizeof have);
-		return mk_error_set(MK_EINVAL, "--dtype %s: the %s backend computes in %s only",
-				    mk_compute_name(c->s.dtype), b->name, have);
-	}
-	if (c->s.shape.d > b->max_head_dim)
-		return mk_error_set(MK_EINVAL, "--head-dim %" PRId64 " is not supported by backend "
-				    "'%s' (1 to %" PRId64 ")", c->s.shape.d, b->name,
-				    b->max_head_dim);
-	for (int k = 0; k < MK_KERNEL_COUNT; k++)
-		if ((c->s.kernels & (1u << k)) && !(b->kernels & (1u << k)))
-			return mk_error_set(MK_EINVAL, "backend '%s' has no kernel '%s'", b->name,
-					    mk_attn_kernel_name((mk_attn_kernel)k));
-	/* MPI ranks on one node take a device each, by their rank on the node */
-	if (!c->device_given && mk_par_size() > 1 && mk_attn_devices(b) > 1)
-		c->s.device = mk_par_local_rank() % mk_attn_devices(b);
-	return mk_attn_configure(b, c->s.device, c->s.dtype);
-}
-
 /* -o's format, from its name: CSV (.csv, or no name) or JSON (.json). */
 static int sweep_output_format(const char *path, mk_emit_fmt *fmt)
 {
@@ -310,7 +161,10 @@ static int sweep_validate(sweep_cli *c, const cli_args *a)
 	}
 	c->s.min_reps = (int)c->min_reps;
 	c->s.max_reps = (int)c->max_reps;
-	if ((ret = sweep_lists(c)) || (ret = sweep_backend(c)) || (ret = sweep_check_outputs(c)))
+	if ((ret = mk_sweep_lists_parse(c->patterns_arg, c->kernels_arg, c->norms_arg, &c->lists,
+					&c->s)) ||
+	    (ret = mk_sweep_setup(&c->s, sweep_backends[c->backend], !c->device_given)) ||
+	    (ret = sweep_check_outputs(c)))
 		return ret;
 	if (c->s.tile > c->s.shape.n && c->s.shape.n >= 64)
 		return mk_error_set(MK_EINVAL, "--tile %" PRId64 " is larger than n = %" PRId64,
@@ -422,7 +276,7 @@ static int sweep_same_backend(const sweep_cli *c)
 	char name[32] = {0};
 	int devices = mk_attn_devices(c->s.backend);
 
-	snprintf(name, sizeof name, "%s", c->s.backend->name);
+	snprintf(name, sizeof name, "%s", mk_attn_backend_name(c->s.backend));
 	if (mk_par_size() > 1 && strcmp(name, "cpu") && mk_par_local_size() > devices &&
 	    !c->device_given)
 		fprintf(stderr, "maskkit: warning: %d ranks on %s share its %d %s device%s; their "
@@ -447,9 +301,7 @@ static int sweep_exec(void *opts, const cli_args *a)
 	ret = sweep_run_all(c);
 out:
 	mk_sweep_result_release(&c->res);
-	free(c->patterns_buf);
-	free(c->kernels_buf);
-	free(c->norms_buf);
+	mk_sweep_lists_release(&c->lists);
 	return ret;
 }
 

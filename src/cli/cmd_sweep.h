@@ -4,7 +4,6 @@
 
 #include "cli.h"
 
-#define SWEEP_MAX_LIST 64
 #define SWEEP_MAX_TARGETS 1001
 
 typedef struct sweep_cli {
@@ -17,10 +16,7 @@ typedef struct sweep_cli {
 	bool json;
 	double targets[SWEEP_MAX_TARGETS]; /* --sparsity, s.ntargets of them */
 	/* the run */
-	char *patterns_buf, *kernels_buf, *norms_buf;
-	const char *patterns[SWEEP_MAX_LIST];
-	const char *labels[SWEEP_MAX_LIST]; /* LABEL= of each, or NULL */
-	mk_norm norms[SWEEP_MAX_LIST];
+	mk_sweep_lists lists; /* s's patterns, labels and norms */
 	bool tty;
 	mk_sweep_result res; /* on rank 0 */
 	bool quiet;
