@@ -57,7 +57,8 @@ int mk_sweep_result_make(const mk_sweep_opts *o, mk_sweep_row *rows, size_t nrow
 			       .seed = o->seed, .warmup = o->warmup, .min_reps = o->min_reps,
 			       .max_reps = o->max_reps, .precision = o->precision,
 			       .max_time = o->max_time, .ranks = where ? mk_par_size() : 0,
-			       .backend = mk_attn_backend_name(o->backend), .dtype = mk_compute_name(o->dtype)};
+			       .backend = mk_attn_backend_name(o->backend),
+			       .dtype = mk_compute_name(o->dtype)};
 	mk_machine_describe_backend(o->backend, &r->machine);
 	r->baseline = malloc((o->nnorms ? o->nnorms : 1) * sizeof *r->baseline);
 	r->views = malloc((nrows ? nrows : 1) * sizeof *r->views);

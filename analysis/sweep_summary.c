@@ -198,10 +198,10 @@ static void sum_show_interval(const void *rec, char *buf, size_t cap)
 static const mk_field sum_best_fields[] = {
 	{MK_FIELD(mk_sweep_best, pattern, "pattern", MK_FT_STR)},
 	{MK_FIELD(mk_sweep_best, norm, "norm", MK_FT_STR), .flags = MK_FF_OMIT},
-	{MK_FIELD(mk_sweep_best, target, "target", MK_FT_REAL), .fmt = "%.0f%%", .unit = "%",
+	{MK_FIELD(mk_sweep_best, target, "target", MK_FT_REAL), .fmt = "%.0f%%",
 	 .help = "the target sparsity; absent for a fixed mask"},
-	{MK_FIELD(mk_sweep_best, achieved, "achieved", MK_FT_REAL), .fmt = "%.1f%%", .unit = "%"},
-	{MK_FIELD(mk_sweep_best, tiles, "tiles", MK_FT_REAL), .fmt = "%.0f%%", .unit = "%",
+	{MK_FIELD(mk_sweep_best, achieved, "achieved", MK_FT_REAL), .fmt = "%.1f%%"},
+	{MK_FIELD(mk_sweep_best, tiles, "tiles", MK_FT_REAL), .fmt = "%.0f%%",
 	 .help = "the share of tiles the block kernel runs"},
 	{MK_FIELD(mk_sweep_best, kernel, "best", MK_FT_STR), .help = "the fastest kernel"},
 	{MK_FIELD(mk_sweep_best, speedup, "speedup", MK_FT_REAL), .label = "speed-up",
