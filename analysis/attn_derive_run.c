@@ -15,6 +15,7 @@
 #include "tensor.h"
 #include "data.h"
 #include "plot.h"
+#include "result.h"
 
 static int derive_cmp_i64(const void *a, const void *b)
 {

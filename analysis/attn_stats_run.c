@@ -16,6 +16,7 @@
 #include "attn.h"
 #include "plot.h"
 #include "result.h"
+#include "par.h"
 
 static int stats_strdup(const char *s, char **out)
 {

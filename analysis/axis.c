@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "axis_internal.h"
+#include "result.h"
 
 /* ---- counting ------------------------------------------------------------ */
 

@@ -14,6 +14,7 @@
 #include "data.h"
 #include "par.h"
 #include "tensor.h"
+#include "result.h"
 
 /* *out = the formatted text, malloc'd. */
 static int rep_printf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -5,6 +5,7 @@
 #include "config.h"
 #include <stdio.h>
 #include "explain.h"
+#include "result.h"
 
 static bool ex_is_head(const void *rec)
 {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include "internal.h"
 #include "explain.h"
+#include "model.h"
 
 static int explain_heads_match(const mk_explain_source *s, const mk_qk *qk, int ret)
 {

@@ -12,6 +12,7 @@
 #include "explain_toy.h"
 #include "internal.h"
 #include "explain.h"
+#include "result.h"
 
 #define TOY_CHUNK 512 /* CSV rows per call of the emitter */
 

@@ -16,6 +16,7 @@
 #include "expr.h"
 #include "measure.h"
 #include "structure.h"
+#include "result.h"
 
 typedef struct mk_partial {
 	uint64_t count, diag;

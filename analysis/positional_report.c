@@ -10,6 +10,7 @@
 #include <string.h>
 #include "core.h"
 #include "weights.h"
+#include "result.h"
 
 /* R^2 of the TISA function as a model of the whole matrix: the Toeplitz
  * projection is orthogonal, so its residual and the fit's add up. */

@@ -12,6 +12,7 @@
 #include "core.h"
 #include "tensor.h"
 #include "data.h"
+#include "result.h"
 
 /* What one run holds: masks[h * nout + l] for head h, level l. */
 typedef struct prune_job {

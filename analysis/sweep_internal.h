@@ -71,4 +71,18 @@ bool mk_sweep_all_agree(const mk_sweep_stats *st, unsigned kernels);
 void mk_sweep_row_fill(const mk_attn_shape *s, const mk_sweep_stats *st, mk_attn_kernel k,
 		       double max_err, mk_sweep_row *r);
 
+/* ---- across MPI ranks (analysis/sweep_ranks.c) ------------------------------ */
+
+/* Collective: every rank's rows (its share of the grid, *rows of *nrows,
+ * malloc'd) go to rank 0, which gets them all in the order one process
+ * makes them (pattern, target, norm, kernel), with norm and pattern
+ * pointing into s, and *where (malloc'd) saying where each was measured;
+ * other ranks end with no rows.  `device` describes this rank's device. */
+int mk_sweep_gather(const mk_sweep_opts *s, const char *device, mk_sweep_row **rows,
+		    size_t *nrows, mk_sweep_where **where);
+
+/* The summary's data of a result whose views are made (sweep_summary.c):
+ * r->best, r->payoff and the counts of points to read with care. */
+int mk_sweep_summarise(mk_sweep_result *r);
+
 #endif

@@ -10,6 +10,7 @@
 #include "core.h"
 #include "tensor.h"
 #include "weights.h"
+#include "result.h"
 
 /* The dataset: FILE.h5:/PATH's path, else o->dataset, else searched for. */
 static int toep_find(mk_weights *w, const char *path, mk_toeplitz_model *r)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pattern.h"
+#include "result.h"
 
 /* The order is the order `maskkit patterns` lists them in. */
 static const mk_pattern_def *const registry_defs[] = {

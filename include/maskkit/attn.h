@@ -7,6 +7,7 @@
 
 #include "core.h"
 #include "mask.h"
+#include "expr.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -181,6 +182,51 @@ typedef struct mk_sinkhorn_step {
 int mk_attn_colsums(const mk_norm *norm, int64_t n, int64_t d, const float *q, const float *k,
 		    const mk_attn_layout *mask, double *logcol, mk_sinkhorn_step *trace);
 
+/* ---- attention on tensors in files (attn_files.c): maskkit attn ---------- */
+
+/* pi, the attention matrix (mk_attn_files_opts.weights), has n kv_len
+ * entries per head: this many queries and keys at most. */
+#define MK_ATTN_WEIGHTS_MAX_N 4096
+
+typedef struct mk_attn_files_opts {
+	const char *mask;      /* an operand (mk_expr_operand) bound at the tensors' n x
+				* kv_len; NULL: every entry */
+	mk_norm norm;
+	mk_attn_kernel kernel; /* dense refuses a mask that is not full */
+	const char *backend;   /* "cpu", "cuda", or "auto" (NULL): cuda when built and a
+				* device is usable, else cpu */
+	int64_t tile;          /* of the mask's layout */
+	mk_bind_opts bind;     /* seed and max_memory (n comes from the tensors) */
+	const char *out;       /* O's file: .npy, .h5 (dataset "O") or .h5:/dataset */
+	const char *weights;   /* pi's file (dataset "pi"), or NULL */
+} mk_attn_files_opts;
+
+/* What ran (mk_attn_files_record). */
+typedef struct mk_attn_files {
+	const int64_t *shape;  /* O's dimensions, rank of them (Q's): dims */
+	int64_t rank, dims[4];
+	int64_t batch, heads, n, kv_len, d;
+	const char *dtype;     /* O's and pi's: float64 when an input is, else float32 */
+	const char *kernel, *backend, *mask; /* mask: its parameters, or "full" */
+	char norm[32];
+	int64_t empty_rows;    /* mask rows with no entry: zero rows of O */
+	double seconds;        /* of the kernel */
+	const char *out, *weights;
+	int64_t pi_shape[4];   /* pi's dimensions (rank of them) with weights */
+	mk_expr *expr;         /* the mask bound (NULL: full) */
+} mk_attn_files;
+
+/* Reads Q, K and V (files[0..2]: .npy, FILE.h5 with one dataset, or
+ * FILE.h5:/dataset; [n, d], [heads, n, d] or [batch, heads, n, d], K and V
+ * alike and Q as they are but for its rows), runs the kernel over the mask
+ * and writes O to o->out in Q's layout, with o->weights the attention
+ * matrix pi too; each file atomically.  Errors name the tensors; MK_ERANGE
+ * when pi is asked beyond MK_ATTN_WEIGHTS_MAX_N (parameter "weights"). */
+int mk_attn_files_run(const char *const files[3], const mk_attn_files_opts *o,
+		      mk_attn_files *r);
+void mk_attn_files_release(mk_attn_files *r);
+extern const struct mk_record mk_attn_files_record;
+
 /* ---- the machine ----------------------------------------------------------- */
 
 /* The machine attention ran on, for the outputs of sweeps and reports. */
@@ -198,6 +244,9 @@ typedef struct mk_machine {
 void mk_machine_describe(mk_machine *out);
 /* mk_machine_describe, then the accelerator fields from the backend. */
 void mk_machine_describe_backend(const mk_attn_backend *b, mk_machine *out);
+/* The machine as outputs show it: cpu, maskkit (the version), commit, gpu,
+ * gpu_driver, threads, gpu_sms, gpu_clock_mhz, gpu_mem_clock_mhz (result.h). */
+extern const struct mk_record mk_machine_record;
 
 #ifdef __cplusplus
 }

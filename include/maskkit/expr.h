@@ -36,6 +36,11 @@ int mk_expr_file(const char *path, mk_expr **out);
 /* The mask files e reads, in the order they appear: the first cap of them
  * into paths (owned by e); returns how many there are. */
 size_t mk_expr_files(const mk_expr *e, const char **paths, size_t cap);
+/* An operand as the commands take it: an existing regular file (its name
+ * with a '/' or a mask file's extension; FILE.h5:/PATH its dataset) is read
+ * as a mask (mk_expr_file), anything else is parsed as an expression, so a
+ * file named like a pattern ("causal") does not shadow the pattern. */
+int mk_expr_operand(const char *arg, mk_expr **out);
 /* Joins a and b under op (takes ownership of both; frees them on failure). */
 int mk_expr_join(int op, mk_expr *a, mk_expr *b, mk_expr **out);
 void mk_expr_free(mk_expr *e);
@@ -60,6 +65,11 @@ int mk_expr_bind(mk_expr *e, const mk_bind_opts *o);
 /* Rows (queries); mk_expr_kv_len: columns (keys), equal to n when square. */
 int64_t mk_expr_n(const mk_expr *e);
 int64_t mk_expr_kv_len(const mk_expr *e);
+/* mk_expr_operand bound at n queries and kv keys (bind's n and kv_len are
+ * not used): a mask whose files fix another size is an MK_EINVAL error
+ * ("the mask 'm.npy' has n = 8 but the tensors need n = 4"). */
+int mk_expr_operand_bound(const char *spec, const mk_bind_opts *bind, int64_t n, int64_t kv,
+			  mk_expr **e);
 /* A canonical description of the bound leaves and their parameters, as
  * text like "local(w=2,block=1) + random(size=1,seed=0)". */
 const char *mk_expr_params(const mk_expr *e);

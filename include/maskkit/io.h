@@ -95,6 +95,40 @@ int mk_write_stack_h5(const char *path, const mk_stack *s);
  * layer at most), atomically; o gives the block size and the memory cap. */
 int mk_write_stack_flex(const char *path, const mk_stack *s, const mk_write_opts *o);
 
+/* ---- per-head masks (src/expr/expr_heads.c) --------------------------------- */
+
+/* Reads a heads file: a JSON list of expressions, one per head, or a list
+ * of such lists, one per layer, all of one length.  *layers is 0 for a flat
+ * list; *exprs holds max(layers, 1) * heads malloc'd strings (layer-major),
+ * freed with mk_heads_file_free.  Errors name the file and the offending
+ * entry (MK_EIO, MK_EFORMAT). */
+int mk_heads_file_read(const char *path, char ***exprs, int64_t *layers, int64_t *heads);
+void mk_heads_file_free(char **exprs, size_t count);
+
+/* One mask per (layer, head), bound. */
+typedef struct mk_heads {
+	char *path;          /* the heads file */
+	char **texts;        /* its expressions, count of them */
+	int64_t layers, heads, count; /* layers 0: a flat list */
+	uint64_t seed;       /* head k's is seed + k */
+	mk_expr **e;         /* head k's mask, bound */
+	mk_cursor **cur;
+} mk_heads;
+
+/* Head k's mask is expression k joined with the nargs operands args
+ * (mk_expr_operand) under op, bound with bind (its seed + k, so that random
+ * terms without seed= differ between heads and mask k is expression k's
+ * with seed S + k); square, of one n.  Errors name the file and the head. */
+int mk_heads_open(const char *path, int op, const char *const *args, int nargs,
+		  const mk_bind_opts *bind, mk_heads **out);
+void mk_heads_free(mk_heads *h); /* NULL-safe */
+/* Writes the masks as one stack, atomically: an HDF5 dataset [layers,]
+ * heads x n x n (mk_write_stack_h5), or with format MK_FMT_FLEX (or a .npz
+ * name) their FlexAttention block layouts; o->block and o->max_memory for
+ * the latter.  The "expr" attribute lists the heads' expressions, shaped
+ * like the heads file. */
+int mk_heads_write(const mk_heads *h, const char *path, const mk_write_opts *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,6 +92,36 @@ int mk_mask_summarize(const mk_expr *e, uint64_t seed, mk_progress_fn progress, 
 		      mk_mask_summary *out);
 extern const struct mk_record mk_mask_summary_record;
 
+/* ---- per-head masks, measured (analysis/heads.c) --------------------------- */
+
+/* A head's mask (mk_heads_summary's masks). */
+typedef struct mk_head_mask {
+	int64_t layer;        /* -1: the heads file is a flat list */
+	int64_t head;
+	const char *expr, *params; /* canonical, and with every parameter */
+	uint64_t seed;        /* it was bound with */
+	uint64_t count;       /* |M| */
+	double sparsity;
+} mk_head_mask;
+
+/* What gen and compose --heads-file made (mk_heads_summary_record). */
+typedef struct mk_heads_summary {
+	const char *heads_file;
+	int64_t layers, heads, n;
+	uint64_t count;       /* |M| summed over the heads */
+	double sparsity;      /* the mean over the heads */
+	const char *output;   /* where the masks were written, or NULL */
+	mk_head_mask *masks;
+	int64_t nmasks;
+} mk_heads_summary;
+
+struct mk_heads;
+/* |M| and the sparsity of each head's mask (io.h's mk_heads); output is
+ * recorded as given.  Errors name the file and the head. */
+int mk_heads_measure(const struct mk_heads *h, const char *output, mk_heads_summary *out);
+void mk_heads_summary_release(mk_heads_summary *s);
+extern const struct mk_record mk_heads_summary_record;
+
 #ifdef __cplusplus
 }
 #endif

@@ -72,6 +72,34 @@ typedef struct mk_tokenizer_specials {
 } mk_tokenizer_specials;
 void mk_tokenizer_get_specials(const mk_tokenizer *t, mk_tokenizer_specials *out);
 
+/* ---- maskkit tokenize in one call (tokenize_run.c) ------------------------- */
+
+/* One text's tokens, as --json shows them (mk_token_line_record). */
+typedef struct mk_token_line {
+	const char *line;           /* the text */
+	int64_t lineno;             /* the 1-based line of the file it starts on */
+	const int64_t *ids;         /* n of them */
+	const char *const *tokens;  /* n of them */
+	int64_t n;
+	bool truncated;             /* it had more than max_len ids */
+} mk_token_line;
+extern const struct mk_record mk_token_line_record;
+
+typedef struct mk_tokenize_opts {
+	bool sentences;   /* a text per sentence (mk_text_lines_read), else per line */
+	int64_t max_len;  /* ids a text at most; 0: the tokenizer's (mk_tokenizer_max_len),
+			   * else 512 */
+	bool json;        /* an array of mk_token_line objects, one a line */
+} mk_tokenize_opts;
+
+/* Tokenises each text of the file text with the tokenizer at path
+ * (mk_tokenizer_open) and writes them to out ("-": standard output; a file
+ * atomically), as they come: the ids of each separated by spaces, a line
+ * each (a blank line of the file gives an empty line unless sentences), or
+ * the JSON array.  Errors name the file and the line. */
+int mk_tokenize_file(const char *path, const char *text, const mk_tokenize_opts *o,
+		     const char *out);
+
 /* ---- text inputs (text.c): the lines of a --text FILE ----------------------- */
 
 /* The texts of a file: its non-blank lines, or its sentences. */
@@ -228,6 +256,42 @@ typedef struct mk_encode_result {
  * layers, heads, max_len, truncated. */
 int mk_encode_write(mk_encoder *e, const mk_encode_ids *x, const mk_encode_opts *o,
 		    const char *path, mk_encode_result *r);
+
+/* ---- maskkit encode in one call (encode_run.c) ----------------------------- */
+
+typedef struct mk_encode_run_opts {
+	const char *text;      /* the samples: a UTF-8 text's non-blank lines ... */
+	bool sentences;        /* ... or its sentences (mk_text_lines_read) */
+	const char *ids;       /* or token ids instead of text (mk_encode_ids_read) */
+	const char *tokenizer; /* NULL: the model's directory */
+	const char *config;    /* config.json; NULL: the one beside the weights */
+	const char *mask;      /* mk_encoder_set_mask's spec, NULL: full attention */
+	uint64_t seed;         /* of the mask's random terms */
+	int64_t max_len;       /* tokens a sample, clamped to mk_encoder_max_len */
+	int64_t limit;         /* the first limit samples (0: all) */
+	int64_t batch;
+	bool qk;
+	uint64_t max_memory;
+	void (*progress)(int64_t done, int64_t total, double seconds, void *arg);
+	void *progress_arg;
+} mk_encode_run_opts;
+
+/* What maskkit encode wrote (mk_encode_summary_record). */
+typedef struct mk_encode_summary {
+	int64_t samples, n, tokens, truncated, max_len;
+	double seconds, rate;   /* rate: samples a second */
+	mk_encoder_times times;
+	const char *output;
+} mk_encode_summary;
+
+/* Loads model's encoder (a model directory, or a weights file with
+ * o->config), makes the samples (o->text tokenised by the model's
+ * tokenizer or o->tokenizer, or o->ids) and writes their attention maps to
+ * out (mk_encode_write).  A mask that does not parse is an error of
+ * parameter "mask". */
+int mk_encode_run(const char *model, const mk_encode_run_opts *o, const char *out,
+		  mk_encode_summary *r);
+extern const struct mk_record mk_encode_summary_record;
 
 /* ---- one sentence's queries and keys (model_qk.c) ------------------------- */
 

@@ -33,6 +33,9 @@ typedef enum mk_ftype {
 	MK_FT_LIST,  /* a pointer to count_offset's int64_t structs of sub->size bytes */
 	MK_FT_REALS, /* a const double * of count_offset's int64_t values */
 	MK_FT_I64S,  /* a const int64_t * of count_offset's int64_t values */
+	MK_FT_CHARS, /* a char array in the struct, NUL-terminated (a string held in place) */
+	MK_FT_STRS,  /* a const char *const * of count_offset's int64_t strings: a JSON
+		      * array, one cell of the strings separated by spaces elsewhere */
 } mk_ftype;
 
 enum {
@@ -70,7 +73,7 @@ typedef struct mk_field {
 	const char *label;  /* text's and tables' name when not name, or NULL */
 	const char *fmt;    /* printf format of a number in text and tables, or NULL */
 	const char *csv_fmt; /* printf format of a number in CSV, or NULL (fmt for
-			      * integers; %.17g, exact, for reals) */
+			      * integers; %.17g, exact, for reals); a bool's is given 1 or 0 */
 	unsigned flags;     /* MK_FF_* */
 	const struct mk_record *sub; /* OBJ, PTR, LIST */
 	size_t count_offset;         /* LIST, REALS, I64S: offset of the int64_t count */
@@ -107,6 +110,8 @@ enum {
 	MK_EMIT_ARRAY = 1u << 0,   /* JSON: an array even for one record */
 	MK_EMIT_NO_HEAD = 1u << 1, /* TABLE, CSV: no header line */
 	MK_EMIT_NO_NOTE = 1u << 2, /* TEXT: no "(help)" after values */
+	MK_EMIT_COMPACT = 1u << 3, /* JSON: each record on one line, unindented (an array
+				    * of several: "[", a line each, "]") */
 };
 
 /* Writes count records (rows: count structs of r->size bytes) to f.

@@ -7,6 +7,7 @@
 
 #include "core.h"
 #include "attn.h"
+#include "result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -169,6 +170,142 @@ int mk_sweep_check_memory(const mk_sweep_opts *o);
  * tolerance stops it with MK_EINTERNAL and a message naming the pattern,
  * parameter, kernel and normalisation. */
 int mk_sweep_run(const mk_sweep_opts *o, mk_sweep_row **rows, size_t *nrows);
+
+/* ---- a sweep set up from text (analysis/sweep_setup.c) --------------------- */
+
+#define MK_SWEEP_MAX_LIST 64 /* items of a list */
+
+/* The lists a sweep takes as text, parsed (mk_sweep_lists_parse). */
+typedef struct mk_sweep_lists {
+	char *buf[3];
+	const char *patterns[MK_SWEEP_MAX_LIST];
+	const char *labels[MK_SWEEP_MAX_LIST]; /* LABEL= of each, or NULL */
+	size_t npatterns;
+	mk_norm norms[MK_SWEEP_MAX_LIST];
+	size_t nnorms;
+} mk_sweep_lists;
+
+/* Parses comma-separated lists (commas inside parentheses belong to an
+ * item) into o's patterns, labels, kernels and norms, which point into l
+ * (it must outlive o's use).  patterns: names of patterns a sweep varies or
+ * any other mask (mk_sweep_opts), each may be LABEL=MASK (a LABEL of
+ * letters, digits, '_', '-', '.'), no two rows of one name; kernels:
+ * mk_attn_kernel_parse's names; norms: mk_norm_parse's.  Errors name the
+ * parameter: "patterns", "kernels" or "norm". */
+int mk_sweep_lists_parse(const char *patterns, const char *kernels, const char *norms,
+			 mk_sweep_lists *l, mk_sweep_opts *o);
+void mk_sweep_lists_release(mk_sweep_lists *l);
+/* Sets o->backend by name ("cpu", "cuda", or "auto"/NULL: cuda when built
+ * and a device is usable, else cpu), checks o's dtype (parameter "dtype"),
+ * head dimension ("head_dim") and kernels ("kernels") against it, and
+ * configures it on o->device; with pick_device and several MPI ranks, each
+ * rank takes its device by its rank on the node. */
+int mk_sweep_setup(mk_sweep_opts *o, const char *backend, bool pick_device);
+
+/* ---- a sweep's result, as its outputs show it (analysis/sweep_result.c) --- */
+
+/* Where a row was measured, when several MPI ranks shared a sweep. */
+typedef struct mk_sweep_where {
+	char host[64];
+	char device[128]; /* "cpu (16 threads)", or the GPU with its index */
+} mk_sweep_where;
+
+/* A row as the tables show it (mk_sweep_row_record): the row with the
+ * sweep's settings and the names of what it ran. */
+typedef struct mk_sweep_view {
+	const mk_sweep_row *row;
+	const char *pattern, *label, *mask, *kernel, *backend, *dtype;
+	char param[64];               /* "w=52"; "" for a fixed mask */
+	char norm[32];
+	double target, achieved, tile_density;
+	uint64_t nnz;
+	int64_t n, batch, heads, d, tile;
+	double median_s, min_s, speedup, gflops_dense, gflops_actual, max_err;
+	double q1_s, q3_s, speedup_lo, speedup_hi;
+	int reps;
+	double dense_s, dense_baseline_s;
+	bool agree, remeasured, rank_ok;
+	const char *const *noisy_vs;  /* the kernels it cannot be ranked against */
+	int64_t nnoisy;
+	const char *noisy[MK_KERNEL_COUNT];
+	const char *host, *device;    /* NULL unless several ranks shared the sweep */
+} mk_sweep_view;
+
+/* A point's best kernel, as the summary shows it (mk_sweep_best_record). */
+typedef struct mk_sweep_best {
+	const char *pattern;
+	const char *norm;     /* NULL when the sweep has one normalisation */
+	double target;        /* percent; NaN for a fixed mask (its own sparsity) */
+	double achieved, tiles; /* percent: of entries, of tiles the block kernel runs */
+	const char *kernel;   /* NULL: dense was the only kernel */
+	double speedup, lo, hi; /* over dense, and its 95% interval (NaN: dense only) */
+	int reps;
+	char verdict[96];     /* mk_sweep_row_verdict, "~K" for each kernel it ties with,
+			       * " !" when the medians disagree; or dense's time */
+} mk_sweep_best;
+
+/* Where a (pattern, normalisation) pays off (mk_sweep_payoff_record). */
+typedef struct mk_sweep_payoff {
+	const char *pattern;
+	const char *norm;     /* NULL when the sweep has one normalisation */
+	char text[256];       /* "pays off at 60.0%-90.0% (block up to 3.10x)", or why not */
+} mk_sweep_payoff;
+
+/* A finished sweep: its rows, what they were measured on, and the views
+ * its outputs are made of. */
+typedef struct mk_sweep_result {
+	const mk_sweep_opts *opts; /* the sweep's (held by pointer: it must outlive r) */
+	const char *backend, *dtype; /* their names */
+	mk_machine machine;
+	uint64_t seed;             /* the repetition rule, from opts */
+	int warmup, min_reps, max_reps;
+	double precision, max_time;
+	int ranks;                 /* that shared the sweep; 0: one process */
+	mk_sweep_row *rows;
+	size_t nrows;
+	mk_sweep_where *where;     /* per row when ranks > 0, else NULL */
+	double *baseline;          /* per normalisation: mk_sweep_baseline */
+	mk_sweep_view *views;      /* per row */
+	int64_t nviews;
+	mk_sweep_best *best;       /* per point (pattern, target, normalisation) */
+	int64_t nbest;
+	mk_sweep_payoff *payoff;   /* per pattern and normalisation */
+	int64_t npayoff;
+	/* points whose best kernel's interval is wider than the precision, and
+	 * points where some kernel's medians disagreed (agree false) */
+	size_t points, wide, disagree;
+} mk_sweep_result;
+
+/* Runs the sweep (mk_sweep_run) and makes its result.  Collective under
+ * MPI: each rank measures its share of the grid on its own device, the
+ * ranks agree on how their shares went (mk_par_agree), and rank 0 gets every
+ * row, in the order of a single run, with where each was measured; other
+ * ranks end with no rows.  On failure r holds nothing. */
+int mk_sweep_result_run(const mk_sweep_opts *o, mk_sweep_result *r);
+/* The same from rows a sweep made (taken over: freed with r). */
+int mk_sweep_result_make(const mk_sweep_opts *o, mk_sweep_row *rows, size_t nrows,
+			 mk_sweep_where *where, mk_sweep_result *r);
+void mk_sweep_result_release(mk_sweep_result *r);
+
+/* The table of every kernel's row: MK_EMIT_CSV, after '# key: value' lines
+ * naming the machine and the repetition rule, or MK_EMIT_JSON, an object
+ * with the machine, the rule and the rows ("results"). */
+int mk_sweep_write(FILE *f, mk_emit_fmt fmt, const mk_sweep_result *r);
+/* The same to path, atomically ("-": standard output). */
+int mk_sweep_write_path(const char *path, mk_emit_fmt fmt, const mk_sweep_result *r);
+/* The summary for a person: the sweep's shape and machine, dense's time, a
+ * line per point with its best kernel (mk_sweep_best) and where each
+ * pattern pays off (mk_sweep_payoff). */
+int mk_sweep_summary(FILE *f, const mk_sweep_result *r);
+
+/* The rows of the table (mk_sweep_view), with "host" and "device" last
+ * (absent, and left out of JSON, unless ranks shared the sweep); the
+ * document (mk_sweep_result: "machine", "results", the rule, "ranks" under
+ * MPI); a point's best kernel; where a pattern pays off. */
+extern const struct mk_record mk_sweep_row_record;
+extern const struct mk_record mk_sweep_result_record;
+extern const struct mk_record mk_sweep_best_record;
+extern const struct mk_record mk_sweep_payoff_record;
 
 #ifdef __cplusplus
 }

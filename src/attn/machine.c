@@ -12,6 +12,7 @@
 #include "core.h"
 #include "attn.h"
 #include "attn_backend.h"
+#include "result.h"
 
 static void sweep_cpu_model(char *buf, size_t cap)
 {
@@ -53,3 +54,20 @@ void mk_machine_describe_backend(const mk_attn_backend *b, mk_machine *out)
 	if (b && b->describe)
 		b->describe(b, out);
 }
+
+/* ---- the machine, described once ------------------------------------------ */
+
+static const mk_field machine_fields[] = {
+	{MK_FIELD(mk_machine, cpu, "cpu", MK_FT_CHARS), .help = "the CPU's model name"},
+	{MK_FIELD(mk_machine, version, "maskkit", MK_FT_CHARS), .help = "maskkit's version"},
+	{MK_FIELD(mk_machine, commit, "commit", MK_FT_CHARS), .help = "the build's commit"},
+	{MK_FIELD(mk_machine, gpu, "gpu", MK_FT_CHARS), .help = "the GPU a GPU backend ran on"},
+	{MK_FIELD(mk_machine, gpu_driver, "gpu_driver", MK_FT_CHARS)},
+	{MK_FIELD(mk_machine, threads, "threads", MK_FT_INT), .help = "OpenMP threads"},
+	{MK_FIELD(mk_machine, gpu_sms, "gpu_sms", MK_FT_INT),
+	 .help = "the GPU's streaming multiprocessors"},
+	{MK_FIELD(mk_machine, gpu_clock_mhz, "gpu_clock_mhz", MK_FT_INT), .unit = "MHz"},
+	{MK_FIELD(mk_machine, gpu_mem_clock_mhz, "gpu_mem_clock_mhz", MK_FT_INT), .unit = "MHz"},
+};
+
+const mk_record mk_machine_record = MK_RECORD("machine", mk_machine, machine_fields);

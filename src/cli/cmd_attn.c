@@ -8,7 +8,6 @@
 /* realpath() is an X/Open extension, not in the POSIX base we build for. */
 #define _XOPEN_SOURCE 700
 #include "config.h"
-#include <cJSON.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -17,28 +16,24 @@
 #include <time.h>
 #include "cli.h"
 
-#define ATTN_WEIGHTS_MAX_N 4096 /* pi has n^2 entries per head */
+
 
 typedef struct attn_opts {
-	mk_bind_opts bind; /* --seed, --max-memory */
-	const char *out, *mask, *weights;
-	int backend; /* of attn_backends */
-	mk_norm norm;
-	mk_attn_kernel kernel;
+	mk_attn_files_opts f; /* the library's: --mask, --norm, --kernel, -o ... */
+	int backend;          /* of attn_backends */
 	bool json;
-	int64_t tile;
 } attn_opts;
 
 static const char *const attn_backends[] = {"auto", "cpu", "cuda", NULL};
 
 static int attn_opt_norm(void *opts, const char *arg)
 {
-	return mk_norm_parse(arg, &((attn_opts *)opts)->norm);
+	return mk_norm_parse(arg, &((attn_opts *)opts)->f.norm);
 }
 
 static int attn_opt_kernel(void *opts, const char *arg)
 {
-	return mk_attn_kernel_parse(arg, &((attn_opts *)opts)->kernel);
+	return mk_attn_kernel_parse(arg, &((attn_opts *)opts)->f.kernel);
 }
 
 /* Declared so that --n is not taken as an abbreviation of --norm. */
@@ -51,10 +46,10 @@ static int attn_opt_n(void *opts, const char *arg)
 }
 
 static const struct cli_opt attn_table[] = {
-	CLI_OPT_WRITE_H5("output", 'o', attn_opts, out, "FILE", "O",
+	CLI_OPT_WRITE_H5("output", 'o', attn_opts, f.out, "FILE", "O",
 		     "O's file: .npy, or .h5 (dataset 'O') or .h5:/dataset; an existing .h5 keeps "
 		     "its other datasets"),
-	CLI_OPT_READ_AS("mask", 0, CLI_STRING, attn_opts, mask, "EXPR",
+	CLI_OPT_READ_AS("mask", 0, CLI_STRING, attn_opts, f.mask, "EXPR",
 		       "the mask, an expression or a mask file of n x kv_len (see 'maskkit gen "
 		       "--help'; default: every entry)"),
 	CLI_OPT_CALL("norm", 0, attn_opt_norm, "NORM", "softmax",
@@ -64,32 +59,20 @@ static const struct cli_opt attn_table[] = {
 		     "with --mask) or csr"),
 	CLI_OPT_ENUM("backend", 0, attn_opts, backend, "B", attn_backends, NULL, "auto",
 		     "auto (cuda when built and a device is usable, else cpu), cpu or cuda"),
-	CLI_OPT_WRITE_H5("weights-out", 0, attn_opts, weights, "W", "pi",
-		     "also write the attention matrix pi, [.., n, n] (.npy, or .h5 dataset 'pi'); "
-		     "n <= 4096"),
-	CLI_OPT_INT("tile", 0, attn_opts, tile, "B", 1, MK_N_MAX, "64",
+	{.name = "weights-out", .type = CLI_FILE, .off = offsetof(attn_opts, f.weights),
+	 .meta = "W", .flags = CLI_OUTPUT, .dataset = "pi", .param = "weights",
+	 .help = "also write the attention matrix pi, [.., n, n] (.npy, or .h5 dataset 'pi'); "
+		 "n <= 4096"},
+	CLI_OPT_INT("tile", 0, attn_opts, f.tile, "B", 1, MK_N_MAX, "64",
 		    "tile size of the mask layout"),
-	CLI_OPT_UINT("seed", 0, attn_opts, bind.seed, "SEED", "0", "seed for random terms of the mask"),
-	CLI_OPT_SIZE("max-memory", 0, attn_opts, bind.max_memory, "SIZE", "4G",
+	CLI_OPT_UINT("seed", 0, attn_opts, f.bind.seed, "SEED", "0", "seed for random terms of the mask"),
+	CLI_OPT_SIZE("max-memory", 0, attn_opts, f.bind.max_memory, "SIZE", "4G",
 		     "limit for tensors, mask and layout"),
 	CLI_OPT_FLAG("json", 0, attn_opts, json,
 		     "summary as JSON: shape, kernel, norm, backend, empty rows, seconds"),
 	{.name = "n", .key = 'n', .type = CLI_CALL, .call = attn_opt_n, .flags = CLI_HIDDEN},
 	CLI_OPT_END,
 };
-
-/* What was read and computed, for the summary. */
-typedef struct attn_job {
-	mk_tensor qkv[3], o, pi;
-	mk_attn_shape shape;
-	mk_mask *mask;
-	mk_expr *expr;
-	mk_attn_layout *layout;
-	const mk_attn_backend *backend;
-	mk_dtype dtype;
-	int64_t empty_rows;
-	double seconds;
-} attn_job;
 
 static int attn_check_output(const char *opt, const char *path)
 {
@@ -145,256 +128,36 @@ static int attn_check(const attn_opts *o, const cli_args *a)
 
 	if (a->argc != 3)
 		return cli_usage_error(&mk_cmd_attn, "give three tensors Q K V (got %d)", a->argc);
-	if (!o->out)
+	const mk_attn_files_opts *f = &o->f;
+
+	if (!f->out)
 		return cli_usage_error(&mk_cmd_attn, "missing -o OUT");
-	if ((ret = attn_check_output("-o", o->out)) ||
-	    (o->weights && (ret = attn_check_output("--weights-out", o->weights))))
+	if ((ret = attn_check_output("-o", f->out)) ||
+	    (f->weights && (ret = attn_check_output("--weights-out", f->weights))))
 		return ret;
-	if (o->weights && attn_same_output(o->out, "O", o->weights, "pi"))
+	if (f->weights && attn_same_output(f->out, "O", f->weights, "pi"))
 		return cli_usage_error(&mk_cmd_attn, "-o '%s' and --weights-out '%s' name the same "
-				       "%s", o->out, o->weights, mk_tensor_format(o->out) ==
+				       "%s", f->out, f->weights, mk_tensor_format(f->out) ==
 				       MK_FMT_H5 ? "dataset" : "file");
 	return MK_OK;
-}
-
-/* auto: cuda when built and a device is usable, else cpu. */
-static const mk_attn_backend *attn_backend(int which)
-{
-	const mk_attn_backend *b;
-
-	if (strcmp(attn_backends[which], "auto"))
-		return mk_attn_backend_get(attn_backends[which]);
-	if ((b = mk_attn_backend_get("cuda")))
-		return b;
-	mk_error_set(MK_OK, "%s", "");
-	return mk_attn_backend_get("cpu");
-}
-
-/* ---- inputs ------------------------------------------------------------------ */
-
-static const char *const attn_names[3] = {"Q", "K", "V"};
-
-static int attn_read(char **files, const attn_opts *o, attn_job *j)
-{
-	char a[96], b[96];
-	int ret;
-
-	for (int k = 0; k < 3; k++)
-		if ((ret = mk_tensor_read(files[k], o->bind.max_memory, &j->qkv[k])))
-			return ret;
-	/* K and V alike; Q as they are but for its number of rows */
-	for (int k = 1; k < 3; k++) {
-		const mk_tensor *x = &j->qkv[k == 1 ? 0 : 1], *y = &j->qkv[k];
-		int r = x->rank;
-		if (r == y->rank && !memcmp(x->dims, y->dims, (size_t)(r - 2) * sizeof *x->dims) &&
-		    x->dims[r - 1] == y->dims[r - 1] && (k == 1 || x->dims[r - 2] == y->dims[r - 2]))
-			continue;
-		mk_tensor_shape_text(x, a, sizeof a);
-		mk_tensor_shape_text(y, b, sizeof b);
-		return mk_error_set(MK_EINVAL, "%s '%s' has shape %s but %s '%s' has shape %s; K and "
-				    "V need the same shape, and Q theirs but for its rows (q_len)",
-				    attn_names[k == 1 ? 0 : 1], files[k == 1 ? 0 : 1], a,
-				    attn_names[k], files[k], b);
-	}
-	j->dtype = MK_DTYPE_F32;
-	for (int k = 0; k < 3; k++)
-		if (j->qkv[k].dtype == MK_DTYPE_F64)
-			j->dtype = MK_DTYPE_F64;
-	return MK_OK;
-}
-
-static void attn_shape(const mk_tensor *q, const mk_tensor *k, mk_attn_shape *s)
-{
-	int r = q->rank;
-	s->batch = r == 4 ? q->dims[0] : 1;
-	s->heads = r >= 3 ? q->dims[r - 3] : 1;
-	s->n = q->dims[r - 2];
-	s->d = q->dims[r - 1];
-	s->kv_len = k->dims[r - 2];
-}
-
-static int attn_full_mask(int64_t n, int64_t kv, uint64_t max_memory, mk_mask **m)
-{
-	int ret = mk_mask_new_rect(n, kv, max_memory, m);
-	for (int64_t i = 0; ret == MK_OK && i < n; i++)
-		mk_bits_set_range(mk_mask_row(*m, i), 0, kv);
-	return ret;
-}
-
-static int attn_mask(const attn_opts *o, attn_job *j)
-{
-	int64_t n = j->shape.n, kv = mk_attn_kv(&j->shape);
-	int ret;
-
-	if (o->mask && ((ret = cli_bind_mask(o->mask, &o->bind, n, kv, &j->expr)) ||
-			(ret = mk_expr_to_mask(j->expr, &j->mask))))
-		return ret;
-	if (o->kernel == MK_KERNEL_DENSE) {
-		if (j->mask && mk_mask_count(j->mask) != (uint64_t)n * (uint64_t)kv)
-			return mk_error_set(MK_EINVAL, "kernel 'dense' attends to every key and "
-					    "ignores a mask: use --kernel masked, block or csr");
-		return MK_OK;
-	}
-	if (!j->mask && (ret = attn_full_mask(n, kv, o->bind.max_memory, &j->mask)))
-		return ret;
-	ret = mk_attn_prepare(j->backend, j->mask, o->tile, o->bind.max_memory, &j->layout);
-	if (ret)
-		return ret;
-	j->empty_rows = mk_attn_layout_empty_rows(j->layout);
-	return MK_OK;
-}
-
-/* ---- computing ------------------------------------------------------------- */
-
-static int attn_run(const attn_opts *o, attn_job *j, const float *v, float *out)
-{
-	mk_attn_stats st;
-	return mk_attn_run(j->backend, o->kernel, &o->norm, &j->shape, j->qkv[0].data,
-			   j->qkv[1].data, v, j->layout, out, &st);
-}
-
-/* pi column block by column block: pi V is linear in V, so V = columns
- * [c0, c0 + d) of the identity gives those columns of pi in O. */
-static int attn_weights(const attn_opts *o, attn_job *j)
-{
-	const mk_attn_shape *s = &j->shape;
-	int64_t dims[MK_TENSOR_MAX_RANK], slices = s->batch * s->heads, n = s->n, d = s->d;
-	int64_t kv = mk_attn_kv(s);
-	mk_tensor v = {0}, out = {0};
-	int r = j->qkv[0].rank, ret;
-
-	memcpy(dims, j->qkv[0].dims, sizeof dims);
-	dims[r - 1] = kv;
-	if ((ret = mk_tensor_new(r, dims, j->dtype, o->bind.max_memory, "the attention "
-				 "matrix (--weights-out)", &j->pi)) ||
-	    (ret = mk_tensor_new(r, j->qkv[1].dims, MK_DTYPE_F32, o->bind.max_memory, "V",
-				 &v)) ||
-	    (ret = mk_tensor_new(r, j->qkv[0].dims, MK_DTYPE_F32, o->bind.max_memory, "O",
-				 &out)))
-		goto out;
-	for (int64_t c0 = 0; c0 < kv; c0 += d) {
-		int64_t w = kv - c0 < d ? kv - c0 : d;
-		memset(v.data, 0, (size_t)mk_tensor_count(&v) * sizeof *v.data);
-		for (int64_t x = 0; x < slices; x++)
-			for (int64_t c = 0; c < w; c++)
-				v.data[(x * kv + c0 + c) * d + c] = 1.0f;
-		if ((ret = attn_run(o, j, v.data, out.data)))
-			goto out;
-		for (int64_t x = 0; x < slices * n; x++)
-			memcpy(j->pi.data + x * kv + c0, out.data + x * d, (size_t)w * sizeof(float));
-	}
-out:
-	mk_tensor_release(&v);
-	mk_tensor_release(&out);
-	return ret;
-}
-
-static int attn_compute(char **files, const attn_opts *o, attn_job *j)
-{
-	int ret;
-	double t0;
-
-	if (!(j->backend = attn_backend(o->backend)))
-		return MK_EINVAL;
-	if ((ret = attn_read(files, o, j)))
-		return ret;
-	attn_shape(&j->qkv[0], &j->qkv[1], &j->shape);
-	if (o->weights && (j->shape.n > ATTN_WEIGHTS_MAX_N ||
-			   mk_attn_kv(&j->shape) > ATTN_WEIGHTS_MAX_N))
-		return mk_error_set(MK_ERANGE, "--weights-out needs n and kv_len <= %d (pi has "
-				    "n kv_len entries per head), got %" PRId64 " and %" PRId64,
-				    ATTN_WEIGHTS_MAX_N, j->shape.n, mk_attn_kv(&j->shape));
-	if ((ret = attn_mask(o, j)) ||
-	    (ret = mk_tensor_new(j->qkv[0].rank, j->qkv[0].dims, j->dtype, o->bind.max_memory,
-				 "O", &j->o)))
-		return ret;
-	t0 = mk_attn_clock(j->backend);
-	if ((ret = attn_run(o, j, j->qkv[2].data, j->o.data)))
-		return ret;
-	j->seconds = mk_attn_clock(j->backend) - t0;
-	if (o->weights && (ret = attn_weights(o, j)))
-		return ret;
-	if ((ret = mk_tensor_write(&j->o, o->out, "O", j->dtype)))
-		return ret;
-	return o->weights ? mk_tensor_write(&j->pi, o->weights, "pi", j->dtype) : MK_OK;
-}
-
-/* ---- reporting ------------------------------------------------------------- */
-
-static void attn_print(const attn_opts *o, const attn_job *j)
-{
-	char shape[96], norm[32];
-	mk_tensor_shape_text(&j->o, shape, sizeof shape);
-	mk_norm_format(&o->norm, norm, sizeof norm);
-	printf("O %s %s -> %s\n", shape, mk_dtype_name(j->dtype), o->out);
-	printf("kernel %s, norm %s, backend %s, mask %s\n", mk_attn_kernel_name(o->kernel), norm,
-	       mk_attn_backend_name(j->backend), j->expr ? mk_expr_params(j->expr) : "full");
-	printf("empty rows %" PRId64 ", %.6f s\n", j->empty_rows, j->seconds);
-	if (o->weights) {
-		mk_tensor_shape_text(&j->pi, shape, sizeof shape);
-		printf("pi %s -> %s\n", shape, o->weights);
-	}
-}
-
-static void attn_json(const attn_opts *o, const attn_job *j)
-{
-	cJSON *x = cJSON_CreateObject(), *shape = cJSON_AddArrayToObject(x, "shape");
-	char norm[32], *s;
-
-	mk_norm_format(&o->norm, norm, sizeof norm);
-	for (int k = 0; k < j->o.rank; k++)
-		cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)j->o.dims[k]));
-	cJSON_AddNumberToObject(x, "batch", (double)j->shape.batch);
-	cJSON_AddNumberToObject(x, "heads", (double)j->shape.heads);
-	cJSON_AddNumberToObject(x, "n", (double)j->shape.n);
-	cJSON_AddNumberToObject(x, "kv_len", (double)mk_attn_kv(&j->shape));
-	cJSON_AddNumberToObject(x, "d", (double)j->shape.d);
-	cJSON_AddStringToObject(x, "dtype", mk_dtype_name(j->dtype));
-	cJSON_AddStringToObject(x, "kernel", mk_attn_kernel_name(o->kernel));
-	cJSON_AddStringToObject(x, "norm", norm);
-	cJSON_AddStringToObject(x, "backend", mk_attn_backend_name(j->backend));
-	cJSON_AddStringToObject(x, "mask", j->expr ? mk_expr_params(j->expr) : "full");
-	cJSON_AddNumberToObject(x, "empty_rows", (double)j->empty_rows);
-	cJSON_AddNumberToObject(x, "seconds", j->seconds);
-	cJSON_AddStringToObject(x, "output", o->out);
-	if (o->weights)
-		cJSON_AddStringToObject(x, "weights", o->weights);
-	else
-		cJSON_AddNullToObject(x, "weights");
-	if ((s = cJSON_Print(x)))
-		puts(s);
-	free(s);
-	cJSON_Delete(x);
-}
-
-static void attn_job_release(attn_job *j)
-{
-	for (int k = 0; k < 3; k++)
-		mk_tensor_release(&j->qkv[k]);
-	mk_tensor_release(&j->o);
-	mk_tensor_release(&j->pi);
-	mk_attn_layout_free(j->layout);
-	mk_mask_free(j->mask);
-	mk_expr_free(j->expr);
 }
 
 static int attn_exec(void *opts, const cli_args *a)
 {
 	attn_opts *o = opts;
-	attn_job j = {0};
+	mk_attn_files r;
 	int ret;
 
 	if ((ret = attn_check(o, a)))
 		return ret;
 	if (!cli_given(a, "kernel"))
-		o->kernel = o->mask ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE;
-	if (!(ret = attn_compute(a->argv, o, &j))) {
-		if (o->json)
-			attn_json(o, &j);
-		else
-			attn_print(o, &j);
-	}
-	attn_job_release(&j);
+		o->f.kernel = o->f.mask ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE;
+	o->f.backend = attn_backends[o->backend];
+	if ((ret = mk_attn_files_run((const char *const *)a->argv, &o->f, &r)))
+		return ret;
+	ret = mk_emit(stdout, o->json ? MK_EMIT_JSON : MK_EMIT_TEXT, &mk_attn_files_record, &r, 1,
+		      MK_EMIT_NO_NOTE);
+	mk_attn_files_release(&r);
 	return ret;
 }
 

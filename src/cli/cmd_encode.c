@@ -7,51 +7,46 @@
  * encode*.c); this file parses, calls and prints.
  */
 #include "config.h"
-#include <cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 
-#define ENC_TEXT_MAX ((uint64_t)1 << 30)
-
 typedef struct enc_opts {
-	const char *text, *ids, *mask, *out, *tokenizer, *config;
-	int64_t max_len, limit, batch;
-	uint64_t seed, max_memory;
-	bool sentences, qk, json, quiet;
+	mk_encode_run_opts r; /* the library's: --text, --ids, --mask, --max-len ... */
+	const char *out;
+	bool json, quiet;
 } enc_opts;
 
 static const struct cli_opt enc_table[] = {
-	CLI_OPT_READ("text", 0, enc_opts, text, "FILE",
+	CLI_OPT_READ("text", 0, enc_opts, r.text, "FILE",
 		     "the UTF-8 text: one sample per non-blank line"),
-	CLI_OPT_FLAG("sentences", 0, enc_opts, sentences,
+	CLI_OPT_FLAG("sentences", 0, enc_opts, r.sentences,
 		     "one sample per sentence of each paragraph instead (as maskkit tokenize)"),
-	CLI_OPT_READ("ids", 0, enc_opts, ids, "FILE",
+	CLI_OPT_READ("ids", 0, enc_opts, r.ids, "FILE",
 		     "token ids instead of --text: one sample per line, ids separated by spaces "
 		     "(as maskkit tokenize prints them)"),
-	CLI_OPT_INT("max-len", 0, enc_opts, max_len, "N", 2, MK_N_MAX, "128",
+	CLI_OPT_INT("max-len", 0, enc_opts, r.max_len, "N", 2, MK_N_MAX, "128",
 		    "at most N tokens a sample, [CLS] and [SEP] included (clamped to the model's "
 		    "positions; longer samples are cut and counted)"),
-	CLI_OPT_INT("limit", 0, enc_opts, limit, "K", 1, INT64_MAX / 2, NULL,
+	CLI_OPT_INT("limit", 0, enc_opts, r.limit, "K", 1, INT64_MAX / 2, NULL,
 		    "the first K samples only"),
-	CLI_OPT_INT("batch", 0, enc_opts, batch, "B", 1, 65536, "32",
+	CLI_OPT_INT("batch", 0, enc_opts, r.batch, "B", 1, 65536, "32",
 		    "samples per forward pass"),
-	CLI_OPT_READ_AS("mask", 0, CLI_STRING, enc_opts, mask, "EXPR",
+	CLI_OPT_READ_AS("mask", 0, CLI_STRING, enc_opts, r.mask, "EXPR",
 		       "attend only where the mask expression, bound at each sample's length, "
 		       "allows"),
-	CLI_OPT_UINT("seed", 0, enc_opts, seed, "SEED", "0", "seed of --mask's random terms"),
-	CLI_OPT_FLAG("qk", 0, enc_opts, qk,
+	CLI_OPT_UINT("seed", 0, enc_opts, r.seed, "SEED", "0", "seed of --mask's random terms"),
+	CLI_OPT_FLAG("qk", 0, enc_opts, r.qk,
 		     "also write each layer's queries and keys, /qk/layer_L/{q,k}"),
-	CLI_OPT_READ("tokenizer", 0, enc_opts, tokenizer, "PATH",
+	CLI_OPT_READ("tokenizer", 0, enc_opts, r.tokenizer, "PATH",
 		     "the tokenizer (tokenizer.json, vocab.txt or their directory; default: "
 		     "MODEL's directory)"),
-	CLI_OPT_READ("config", 0, enc_opts, config, "PATH",
+	CLI_OPT_READ("config", 0, enc_opts, r.config, "PATH",
 		     "config.json (default: the one beside the weights)"),
-	CLI_OPT_SIZE("max-memory", 0, enc_opts, max_memory, "SIZE", "4G",
+	CLI_OPT_SIZE("max-memory", 0, enc_opts, r.max_memory, "SIZE", "4G",
 		     "limit for the weights, a batch's buffers and the token ids"),
 	CLI_OPT_FLAG("json", 0, enc_opts, json, "print a summary as JSON"),
 	CLI_OPT_FLAG("quiet", 'q', enc_opts, quiet, "no progress on stderr"),
@@ -69,103 +64,6 @@ static void enc_progress(int64_t done, int64_t total, double seconds, void *arg)
 		tty && done < total ? "" : "\n");
 }
 
-/* The directory MODEL names, or the one its file is in. */
-static int enc_model_dir(const char *model, char *buf, size_t cap)
-{
-	struct stat st;
-	const char *slash;
-
-	if (stat(model, &st) == 0 && S_ISDIR(st.st_mode))
-		slash = model + strlen(model);
-	else if (!(slash = strrchr(model, '/')))
-		return snprintf(buf, cap, "."), MK_OK;
-	if ((size_t)(slash - model) >= cap)
-		return mk_error_set(MK_EINVAL, "'%s': path too long", model);
-	snprintf(buf, cap, "%.*s", (int)(slash - model), model);
-	if (!buf[0])
-		snprintf(buf, cap, "/");
-	return MK_OK;
-}
-
-/* The encoder: weights from MODEL, config.json from --config or beside them. */
-static int enc_load(const enc_opts *o, const char *model, mk_encoder **e)
-{
-	mk_weights *w = NULL;
-	mk_model_config cfg;
-	const mk_model_config *c;
-	int ret;
-
-	if ((ret = mk_weights_open(model, &w)))
-		return ret;
-	if (o->config) {
-		if ((ret = mk_model_config_read(o->config, &cfg)))
-			goto cleanup;
-		c = &cfg;
-	} else if (!(c = mk_weights_config(w))) {
-		ret = mk_error_set(MK_EINVAL, "'%s': no config.json beside the weights (give "
-				   "--config PATH)", model);
-		goto cleanup;
-	}
-	ret = mk_encoder_load(w, c, o->max_memory, e);
-cleanup:
-	mk_weights_close(w);
-	return ret;
-}
-
-/* The samples: the text tokenised, or the ids file. */
-static int enc_samples(const enc_opts *o, const char *model, const mk_encoder *e,
-		       int64_t max_len, mk_encode_ids *x)
-{
-	mk_tokenizer *t = NULL;
-	mk_text_lines lines = {0};
-	char dir[4096];
-	int64_t vocab = mk_encoder_config(e)->vocab;
-	int ret;
-
-	if (o->ids)
-		return mk_encode_ids_read(o->ids, vocab, max_len, o->limit, o->max_memory, x);
-	if ((ret = enc_model_dir(model, dir, sizeof dir)) ||
-	    (ret = mk_tokenizer_open(o->tokenizer ? o->tokenizer : dir, &t)))
-		goto cleanup;
-	if (mk_tokenizer_vocab_size(t) > vocab) {
-		ret = mk_error_set(MK_EINVAL, "the tokenizer has %" PRId64 " tokens but the model's "
-				   "vocabulary %" PRId64, mk_tokenizer_vocab_size(t), vocab);
-		goto cleanup;
-	}
-	if ((ret = mk_text_lines_read(o->text, ENC_TEXT_MAX, o->sentences, &lines)))
-		goto cleanup;
-	if ((ret = mk_encode_tokenize(t, &lines, max_len, o->limit, o->max_memory, x))) {
-		mk_error_prefix("'%s': ", o->text);
-	}
-cleanup:
-	mk_text_lines_release(&lines);
-	mk_tokenizer_free(t);
-	return ret;
-}
-
-static int enc_json(const enc_opts *o, const mk_encode_ids *x, const mk_encode_result *r,
-		    int64_t max_len)
-{
-	cJSON *j = cJSON_CreateObject(), *t = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(j, "samples", (double)x->samples);
-	cJSON_AddNumberToObject(j, "n", (double)x->n);
-	cJSON_AddNumberToObject(j, "tokens", (double)x->tokens);
-	cJSON_AddNumberToObject(j, "truncated", (double)x->truncated);
-	cJSON_AddNumberToObject(j, "max_len", (double)max_len);
-	cJSON_AddNumberToObject(j, "seconds", r->seconds);
-	cJSON_AddNumberToObject(j, "sentences_per_second",
-				r->seconds > 0 ? (double)x->samples / r->seconds : 0.0);
-	cJSON_AddNumberToObject(t, "embeddings", r->times.embed);
-	cJSON_AddNumberToObject(t, "projections", r->times.linear);
-	cJSON_AddNumberToObject(t, "attention", r->times.attention);
-	cJSON_AddNumberToObject(t, "norm_activation", r->times.norm);
-	cJSON_AddNumberToObject(t, "writing", r->times.callback);
-	cJSON_AddItemToObject(j, "times", t);
-	cJSON_AddStringToObject(j, "output", o->out);
-	return cli_json_out(j);
-}
-
 static int enc_check(const enc_opts *o, const cli_args *a)
 {
 	const struct mk_cmd *c = &mk_cmd_encode;
@@ -175,12 +73,12 @@ static int enc_check(const enc_opts *o, const cli_args *a)
 				       "with --tokenizer and --config)");
 	if (a->argc > 1)
 		return cli_usage_error(c, "one MODEL only, got %d operands", a->argc);
-	if (!o->text == !o->ids)
-		return cli_usage_error(c, o->text ? "give one of --text and --ids, not both"
-					       : "missing --text FILE (or --ids FILE)");
-	if (o->ids && (o->sentences || o->tokenizer))
+	if (!o->r.text == !o->r.ids)
+		return cli_usage_error(c, o->r.text ? "give one of --text and --ids, not both"
+						 : "missing --text FILE (or --ids FILE)");
+	if (o->r.ids && (o->r.sentences || o->r.tokenizer))
 		return cli_usage_error(c, "--%s goes with --text, not --ids",
-				       o->sentences ? "sentences" : "tokenizer");
+				       o->r.sentences ? "sentences" : "tokenizer");
 	if (!o->out)
 		return cli_usage_error(c, "missing -o OUT.h5");
 	/* -o over an input (the model's files among them): cli_io.c */
@@ -189,38 +87,19 @@ static int enc_check(const enc_opts *o, const cli_args *a)
 
 static int enc_exec(void *opts, const cli_args *a)
 {
-	const enc_opts *o = opts;
-	mk_encoder *e = NULL;
-	mk_encode_ids x = {0};
-	mk_encode_result r;
+	enc_opts *o = opts;
+	mk_encode_summary r;
 	bool tty = isatty(STDERR_FILENO);
-	int64_t max_len;
 	int ret;
 
-	if ((ret = enc_check(o, a)) || (ret = enc_load(o, a->argv[0], &e)))
-		goto cleanup;
-	if ((ret = mk_encoder_set_mask(e, o->mask, o->seed))) /* the error names mask */
-		goto cleanup;
-	max_len = o->max_len < mk_encoder_max_len(e) ? o->max_len : mk_encoder_max_len(e);
-	if ((ret = enc_samples(o, a->argv[0], e, max_len, &x)))
-		goto cleanup;
-	ret = mk_encode_write(e, &x, &(mk_encode_opts){
-		.batch = o->batch, .max_len = max_len, .qk = o->qk, .model = a->argv[0],
-		.text = o->text ? o->text : o->ids, .progress = o->quiet ? NULL : enc_progress,
-		.progress_arg = &tty}, o->out, &r);
-	if (ret)
-		goto cleanup;
-	if (o->json)
-		ret = enc_json(o, &x, &r, max_len);
-	else
-		printf("%s: %" PRId64 " samples, N = %" PRId64 ", %" PRId64 " tokens, %" PRId64
-		       " cut at %" PRId64 " tokens; %.2f s, %.1f samples/s\n", o->out, x.samples,
-		       x.n, x.tokens, x.truncated, max_len, r.seconds,
-		       r.seconds > 0 ? (double)x.samples / r.seconds : 0.0);
-cleanup:
-	mk_encode_ids_release(&x);
-	mk_encoder_free(e);
-	return ret;
+	if ((ret = enc_check(o, a)))
+		return ret;
+	o->r.progress = o->quiet ? NULL : enc_progress;
+	o->r.progress_arg = &tty;
+	if ((ret = mk_encode_run(a->argv[0], &o->r, o->out, &r)))
+		return ret;
+	return mk_emit(stdout, o->json ? MK_EMIT_JSON : MK_EMIT_TEXT, &mk_encode_summary_record, &r,
+		       1, MK_EMIT_NO_NOTE);
 }
 
 const struct mk_cmd mk_cmd_encode = {

@@ -2,7 +2,6 @@
  * directory (README.md, index.html, figures/, tables/). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "config.h"
-#include <cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -244,57 +243,29 @@ static void rp_run_section(report *r, rp_section *s, void (*run)(report *))
 	r->cur = NULL;
 }
 
-/* --json: the directory, and each promised file with whether it was made. */
-static int rp_summary_json(const report *r, const char *out_arg)
-{
-	cJSON *x = cJSON_CreateObject(), *files = cJSON_CreateArray();
-	int made = 0;
-
-	if (!x || !files) {
-		cJSON_Delete(files);
-		cJSON_Delete(x);
-		return mk_error_set(MK_ENOMEM, "out of memory for the JSON output");
-	}
-	cJSON_AddStringToObject(x, "out", out_arg);
-	cJSON_AddStringToObject(x, "directory", r->out);
-	cJSON_AddBoolToObject(x, "page", !r->only);
-	for (int k = 0; k < r->nitems; k++) {
-		const rp_item *it = r->items[k];
-		cJSON *f = cJSON_CreateObject();
-		cJSON_AddStringToObject(f, "file", it->file);
-		cJSON_AddStringToObject(f, "section", it->section);
-		cJSON_AddBoolToObject(f, "made", it->ok);
-		if (it->ok)
-			cJSON_AddNullToObject(f, "reason");
-		else
-			cJSON_AddStringToObject(f, "reason", it->reason);
-		cJSON_AddItemToArray(files, f);
-		made += it->ok;
-	}
-	cJSON_AddNumberToObject(x, "made", made);
-	cJSON_AddNumberToObject(x, "promised", r->nitems);
-	cJSON_AddItemToObject(x, "files", files);
-	return cli_json_out(x);
-}
-
-/* The summary on stdout; CLI_DONE_SYS (exit 1) when a file is missing. */
+/* The summary on stdout (--json: the directory, and each promised file with
+ * whether it was made); CLI_DONE_SYS (exit 1) when a file is missing. */
 static int rp_summary(const report *r, const char *out_arg, bool json)
 {
+	rp_result made = {0};
 	int failed = 0, ret = MK_OK;
 
 	for (int k = 0; k < r->nitems; k++)
 		failed += !r->items[k]->ok;
-	if (json)
-		ret = rp_summary_json(r, out_arg);
-	else if (!r->only)
+	if (json) {
+		if (!(ret = rp_result_make(r, out_arg, &made)))
+			ret = mk_emit(stdout, MK_EMIT_JSON, &rp_result_record, &made, 1, 0);
+	} else if (!r->only) {
 		printf("report: %s/index.html (and README.md): %d of %d files made\n", out_arg,
 		       r->nitems - failed, r->nitems);
-	else
+	} else {
 		printf("report: %d of %d files remade in %s\n", r->nitems - failed, r->nitems,
 		       out_arg);
+	}
 	for (int k = 0; !json && k < r->nitems; k++)
 		if (!r->items[k]->ok)
 			printf("  missing %s: %s\n", r->items[k]->file, r->items[k]->reason);
+	rp_result_release(&made);
 	if (ret || !failed)
 		return ret;
 	fprintf(stderr, "maskkit: report: %d of %d files could not be made (%s)\n", failed,

@@ -6,7 +6,6 @@
  * it ran on) and, with --png, a gnuplot figure of time against sparsity.
  */
 #include "config.h"
-#include <cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -107,163 +106,26 @@ static const struct cli_opt sweep_table[] = {
 	CLI_OPT_END,
 };
 
-/* Splits a comma-separated list in place (buf is a copy the caller owns);
- * commas inside parentheses belong to an item ("local(w=2,dilation=3)"). */
-static int sweep_split(char *buf, const char *opt, const char **items, size_t *count)
+/* -o's format, from its name: CSV (.csv, or no name) or JSON (.json). */
+static int sweep_output_format(const char *path, mk_emit_fmt *fmt)
 {
-	char *p = buf;
-	*count = 0;
-	for (;;) {
-		char *comma = p;
-		int depth = 0;
-		for (; *comma && (*comma != ',' || depth > 0); comma++)
-			depth += (*comma == '(') - (*comma == ')');
-		bool last = !*comma;
-		*comma = '\0';
-		if (!*p)
-			return mk_error_set(MK_EINVAL, "%s: empty item in the list", opt);
-		if (*count == SWEEP_MAX_LIST)
-			return mk_error_set(MK_EINVAL, "%s: more than %d items", opt, SWEEP_MAX_LIST);
-		items[(*count)++] = p;
-		if (last)
-			return MK_OK;
-		p = comma + 1;
-	}
-}
+	const char *dot = path ? strrchr(path, '.') : NULL;
 
-/* "LABEL=MASK": a name for the rows.  An expression has no '=' outside
- * parentheses (local(w=3)), so one before any '(' is always meant as a
- * label, and a label that is not a plain word is refused as such rather
- * than parsed as an expression (which would blame an "unknown pattern"). */
-static int sweep_label(char *item, const char **mask, const char **label)
-{
-	size_t eq = strcspn(item, "=("), w = strspn(item, "abcdefghijklmnopqrstuvwxyz"
-						     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
-	*mask = item;
-	*label = NULL;
-	if (item[eq] != '=')
-		return MK_OK;
-	if (eq == 0 || w < eq || !item[eq + 1])
-		return mk_error_set(MK_EINVAL, "--patterns: '%s': LABEL=MASK takes a LABEL of "
-				    "letters, digits, '_', '-' and '.', and a MASK after the '='", item);
-	item[eq] = '\0';
-	*label = item;
-	*mask = item + eq + 1;
+	*fmt = dot && !strcmp(dot, ".json") ? MK_EMIT_JSON : MK_EMIT_CSV;
+	if (path && (!dot || (strcmp(dot, ".csv") && strcmp(dot, ".json"))))
+		return mk_error_set(MK_EINVAL, "cannot tell the format of '%s' from its name: use "
+				    ".csv or .json", path);
 	return MK_OK;
-}
-
-/* A pattern the sweep varies, or any mask (one point): refused only when
- * it does not parse, with the parser's reason. */
-static int sweep_check_pattern(const char *name)
-{
-	mk_expr *e = NULL;
-	const char *msg, *at;
-	char copy[256];
-
-	if (mk_sweep_param(name))
-		return MK_OK;
-	if (mk_expr_parse(name, &e) == MK_OK) {
-		mk_expr_free(e);
-		return MK_OK;
-	}
-	/* the parser's "did you mean", without its column */
-	msg = mk_error();
-	at = strstr(msg, "unknown pattern");
-	snprintf(copy, sizeof copy, "%s", at ? at : msg);
-	if (at) /* it names the word already */
-		return mk_error_set(MK_EINVAL, "--patterns: %s", copy);
-	return mk_error_set(MK_EINVAL, "--patterns: '%s': %s", name, copy);
-}
-
-static int sweep_lists(sweep_cli *c)
-{
-	const char *names[SWEEP_MAX_LIST];
-	size_t count;
-	int ret;
-
-	if (!(c->patterns_buf = strdup(c->patterns_arg)) ||
-	    !(c->kernels_buf = strdup(c->kernels_arg)) || !(c->norms_buf = strdup(c->norms_arg)))
-		return mk_error_set(MK_ENOMEM, "out of memory");
-	if ((ret = sweep_split(c->patterns_buf, "--patterns", c->patterns, &c->s.npatterns)))
-		return ret;
-	for (size_t p = 0; p < c->s.npatterns; p++) {
-		if ((ret = sweep_label((char *)c->patterns[p], &c->patterns[p], &c->labels[p])) ||
-		    (ret = sweep_check_pattern(c->patterns[p])))
-			return ret;
-	}
-	/* rows are named by label, else by pattern: two of one name could not
-	 * be told apart in any table or plot */
-	for (size_t p = 0; p < c->s.npatterns; p++)
-		for (size_t q = 0; q < p; q++) {
-			const char *a = c->labels[q] ? c->labels[q] : c->patterns[q];
-			const char *b = c->labels[p] ? c->labels[p] : c->patterns[p];
-			if (!strcmp(a, b))
-				return mk_error_set(MK_EINVAL, "--patterns: '%s' names two of them ('%s' "
-						    "and '%s'): give each its own label (LABEL=MASK)",
-						    a, c->patterns[q], c->patterns[p]);
-		}
-	c->s.labels = c->labels;
-	if ((ret = sweep_split(c->kernels_buf, "--kernels", names, &count)))
-		return ret;
-	for (size_t k = 0; k < count; k++) {
-		mk_attn_kernel kern;
-		if ((ret = mk_attn_kernel_parse(names[k], &kern)))
-			return ret;
-		c->s.kernels |= 1u << kern;
-	}
-	if ((ret = sweep_split(c->norms_buf, "--norm", names, &c->s.nnorms)))
-		return ret;
-	for (size_t k = 0; k < c->s.nnorms; k++)
-		if ((ret = mk_norm_parse(names[k], &c->norms[k])))
-			return ret;
-	c->s.patterns = c->patterns;
-	c->s.norms = c->norms;
-	return MK_OK;
-}
-
-/* auto: cuda when built and a device is usable, else cpu.  The CPU backend
- * computes in fp32 only. */
-static int sweep_backend(sweep_cli *c)
-{
-	const char *name = sweep_backends[c->backend];
-	const mk_attn_backend *b;
-	char have[32];
-
-	if (!strcmp(name, "auto")) {
-		b = mk_attn_backend_get("cuda");
-		c->s.backend = b ? b : mk_attn_backend_get("cpu");
-		mk_error_set(MK_OK, "%s", "");
-	} else if (!(c->s.backend = mk_attn_backend_get(name))) {
-		return MK_EINVAL;
-	}
-	b = c->s.backend;
-	if (mk_attn_check_dtype(b, c->s.dtype)) {
-		mk_compute_format(mk_attn_backend_dtypes(b), have, sizeof have);
-		return mk_error_set(MK_EINVAL, "--dtype %s: the %s backend computes in %s only",
-				    mk_compute_name(c->s.dtype), mk_attn_backend_name(b), have);
-	}
-	if (c->s.shape.d > mk_attn_backend_max_head_dim(b))
-		return mk_error_set(MK_EINVAL, "--head-dim %" PRId64 " is not supported by backend "
-				    "'%s' (1 to %" PRId64 ")", c->s.shape.d, mk_attn_backend_name(b),
-				    mk_attn_backend_max_head_dim(b));
-	for (int k = 0; k < MK_KERNEL_COUNT; k++)
-		if ((c->s.kernels & (1u << k)) && !(mk_attn_backend_kernels(b) & (1u << k)))
-			return mk_error_set(MK_EINVAL, "backend '%s' has no kernel '%s'",
-					    mk_attn_backend_name(b),
-					    mk_attn_kernel_name((mk_attn_kernel)k));
-	/* MPI ranks on one node take a device each, by their rank on the node */
-	if (!c->device_given && mk_par_size() > 1 && mk_attn_devices(b) > 1)
-		c->s.device = mk_par_local_rank() % mk_attn_devices(b);
-	return mk_attn_configure(b, c->s.device, c->s.dtype);
 }
 
 /* The outputs: one writer each, and only one of them on standard output. */
 static int sweep_check_outputs(const sweep_cli *c)
 {
 	const char *names[3] = {c->out, c->csv, c->png}, *opts[3] = {"-o", "--csv", "--png"};
+	mk_emit_fmt fmt;
 	int ret;
 
-	if ((ret = sweep_output_format(c->out)) < 0)
+	if ((ret = sweep_output_format(c->out, &fmt)))
 		return ret;
 	if (c->png && (!strrchr(c->png, '.') || strcmp(strrchr(c->png, '.'), ".png")))
 		return mk_error_set(MK_EINVAL, "--png '%s': the plot is a PNG (name it .png)", c->png);
@@ -298,7 +160,10 @@ static int sweep_validate(sweep_cli *c, const cli_args *a)
 	}
 	c->s.min_reps = (int)c->min_reps;
 	c->s.max_reps = (int)c->max_reps;
-	if ((ret = sweep_lists(c)) || (ret = sweep_backend(c)) || (ret = sweep_check_outputs(c)))
+	if ((ret = mk_sweep_lists_parse(c->patterns_arg, c->kernels_arg, c->norms_arg, &c->lists,
+					&c->s)) ||
+	    (ret = mk_sweep_setup(&c->s, sweep_backends[c->backend], !c->device_given)) ||
+	    (ret = sweep_check_outputs(c)))
 		return ret;
 	if (c->s.tile > c->s.shape.n && c->s.shape.n >= 64)
 		return mk_error_set(MK_EINVAL, "--tile %" PRId64 " is larger than n = %" PRId64,
@@ -347,63 +212,58 @@ static void sweep_show(int64_t done, int64_t total, const char *what, void *arg)
 
 /* ---- the command ------------------------------------------------------------- */
 
-/* This rank's device, for the rows it measured: commas would split the CSV
- * field. */
-static void sweep_device(const sweep_cli *c, char *buf, size_t cap)
+/* Files go to a temporary name beside them, renamed on success; standard
+ * output gets the JSON (--json) or the CSV (--csv -), else the summary. */
+static int sweep_write(const sweep_cli *c)
 {
-	mk_machine m;
+	mk_emit_fmt fmt;
+	int ret = MK_OK;
 
-	mk_machine_describe_backend(c->s.backend, &m);
-	if (m.gpu[0])
-		snprintf(buf, cap, "%s", m.gpu);
-	else
-		snprintf(buf, cap, "cpu (%d threads)", m.threads);
-	for (char *p = buf; *p; p++)
-		*p = *p == ',' ? ';' : *p == '"' ? '\'' : *p;
+	if (c->out && !(ret = sweep_output_format(c->out, &fmt)))
+		ret = mk_sweep_write_path(c->out, fmt, &c->res);
+	if (!ret && c->csv)
+		ret = mk_sweep_write_path(c->csv, MK_EMIT_CSV, &c->res);
+	if (!ret && c->json)
+		ret = mk_sweep_write_path("-", MK_EMIT_JSON, &c->res);
+	return ret;
 }
 
-/* Under MPI: the ranks agree on how their shares went and rank 0 collects
- * the rows, in the order of a single run. */
-static int sweep_collect(sweep_cli *c)
+/* Points to read with care: a best kernel whose interval is wider than the
+ * precision asked, medians that disagreed. */
+static void sweep_warn(const sweep_cli *c)
 {
-	char device[128];
-	int ret;
+	const mk_sweep_result *r = &c->res;
 
-	if (mk_par_size() == 1)
-		return MK_OK;
-	sweep_device(c, device, sizeof device);
-	c->cap = 0;
-	if ((ret = sweep_gather(&c->s, device, &c->rows, &c->nrows, &c->where)))
-		return ret;
-	c->cap = c->nrows;
-	return MK_OK;
+	if (r->wide && c->s.min_reps >= c->s.max_reps)
+		fprintf(stderr, "maskkit: warning: at %zu of %zu points the best kernel's interval "
+			"is wider than +-%g%% after --reps %d: more runs, or a quiet machine, "
+			"narrow it\n", r->wide, r->points, 100 * c->s.precision, c->s.min_reps);
+	else if (r->wide)
+		fprintf(stderr, "maskkit: warning: at %zu of %zu points the best kernel's interval "
+			"is wider than +-%g%% when --max-time (%g s) or --max-reps (%d) stopped it: "
+			"a larger one, or a quiet machine, narrows it\n", r->wide, r->points,
+			100 * c->s.precision, c->s.max_time, c->s.max_reps);
+	if (r->disagree)
+		fprintf(stderr, "maskkit: warning: at %zu of %zu points the ratio of the medians "
+			"fell outside the paired interval, measured twice (agree 0, rank_ok 0): "
+			"the machine was disturbed unevenly\n", r->disagree, r->points);
 }
 
 static int sweep_run_all(sweep_cli *c)
 {
-	int ret = mk_par_agree(mk_sweep_run(&c->s, &c->rows, &c->nrows), NULL);
+	bool table_out = c->json || (c->csv && !strcmp(c->csv, "-"));
+	int ret = mk_sweep_result_run(&c->s, &c->res);
 
-	if (ret == MK_OK)
-		ret = sweep_collect(c);
 	mk_par_done();
-	if (ret || mk_par_rank() != 0)
-		return ret;
-	for (size_t ni = 0; ni < c->s.nnorms; ni++)
-		c->baseline[ni] = mk_sweep_baseline(c->rows, c->nrows, &c->norms[ni]);
-	if ((ret = sweep_write(c)))
-		return ret;
-	if (c->png && (ret = sweep_plot(c)))
+	if (ret || mk_par_rank() != 0 || (ret = sweep_write(c)) ||
+	    (c->png && (ret = sweep_plot(c))))
 		return ret;
 	/* standard output carries the summary unless it carries the table */
-	if (c->quiet)
-		;
-	else if (!c->json && !(c->csv && !strcmp(c->csv, "-")))
-		sweep_summary(c, stdout);
-	else
-		sweep_summary(c, stderr);
+	if (!c->quiet && (ret = mk_sweep_summary(table_out ? stderr : stdout, &c->res)))
+		return ret;
 	if (!c->quiet && !c->out && !c->csv && !c->json)
 		printf("\nevery kernel's row: -o FILE.csv (or .json); a figure: --png FILE.png\n");
-	sweep_summary_warn(c);
+	sweep_warn(c);
 	return MK_OK;
 }
 
@@ -439,11 +299,8 @@ static int sweep_exec(void *opts, const cli_args *a)
 	c->s.arg = c;
 	ret = sweep_run_all(c);
 out:
-	free(c->rows);
-	free(c->where);
-	free(c->patterns_buf);
-	free(c->kernels_buf);
-	free(c->norms_buf);
+	mk_sweep_result_release(&c->res);
+	mk_sweep_lists_release(&c->lists);
 	return ret;
 }
 

@@ -63,7 +63,19 @@ static bool res_present(const void *rec, const mk_field *f)
 
 static bool res_scalar(mk_ftype t)
 {
-	return t <= MK_FT_BOOL;
+	return t <= MK_FT_BOOL || t == MK_FT_CHARS || t == MK_FT_STRS;
+}
+
+/* An MK_FT_STRS field's strings, separated by spaces. */
+static void res_strs_cell(const void *rec, const mk_field *f, char *buf, size_t cap)
+{
+	const char *const *v = res_ptr(rec, f);
+	int64_t n = v ? res_count(rec, f) : 0;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int64_t k = 0; k < n && used < cap; k++)
+		used += (size_t)snprintf(buf + used, cap - used, "%s%s", k ? " " : "", v[k]);
 }
 
 /* A scalar's text in buf: the field's format, else the type's.  Formats
@@ -105,11 +117,19 @@ static const char *res_cell(const void *rec, const mk_field *f, bool csv, char *
 	case MK_FT_BOOL: {
 		bool v;
 		memcpy(&v, p, sizeof v);
-		snprintf(buf, cap, "%s", csv ? (v ? "true" : "false") : v ? "yes" : "no");
+		if (csv && f->csv_fmt)
+			snprintf(buf, cap, f->csv_fmt, (int)v);
+		else
+			snprintf(buf, cap, "%s", csv ? (v ? "true" : "false") : v ? "yes" : "no");
 		break;
 	}
 	case MK_FT_STR:
 		return res_ptr(rec, f);
+	case MK_FT_CHARS:
+		return p;
+	case MK_FT_STRS:
+		res_strs_cell(rec, f, buf, cap);
+		break;
 	default:
 		buf[0] = '\0';
 	}
@@ -163,6 +183,18 @@ static cJSON *res_json_list(const void *rec, const mk_field *f)
 	return a;
 }
 
+static cJSON *res_json_strings(const void *rec, const mk_field *f)
+{
+	cJSON *a = cJSON_CreateArray();
+	const char *const *v = res_ptr(rec, f);
+	int64_t n = v ? res_count(rec, f) : 0;
+
+	for (int64_t k = 0; a && k < n; k++)
+		if (!cJSON_AddItemToArray(a, cJSON_CreateString(v[k])))
+			break;
+	return a;
+}
+
 static cJSON *res_json_value(const void *rec, const mk_field *f)
 {
 	char buf[32];
@@ -197,6 +229,10 @@ static cJSON *res_json_value(const void *rec, const mk_field *f)
 	case MK_FT_REALS:
 	case MK_FT_I64S:
 		return res_json_numbers(rec, f);
+	case MK_FT_CHARS:
+		return cJSON_CreateString(res_at(rec, f->offset));
+	case MK_FT_STRS:
+		return res_json_strings(rec, f);
 	}
 	return NULL;
 }
@@ -223,11 +259,43 @@ static cJSON *res_json_obj(const mk_record *r, const void *rec)
 	return o;
 }
 
+/* MK_EMIT_COMPACT: each record unindented on its line, inside "[" and "]"
+ * lines for an array. */
+static char *res_json_compact(const mk_record *r, const void *rows, size_t count, unsigned flags)
+{
+	bool array = count != 1 || (flags & MK_EMIT_ARRAY);
+	size_t len = 0, cap = 64;
+	char *s = malloc(cap);
+
+	if (s && array)
+		len = (size_t)snprintf(s, cap, "[\n");
+	for (size_t k = 0; s && k < count; k++) {
+		cJSON *o = res_json_obj(r, (const char *)rows + k * r->size);
+		char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+		size_t need = len + (t ? strlen(t) : 0) + 8;
+		char *grown = t && need > cap ? realloc(s, cap = 2 * need) : s;
+		cJSON_Delete(o);
+		if (!t || !grown) {
+			free(t);
+			free(grown ? grown : s);
+			return NULL;
+		}
+		s = grown;
+		len += (size_t)snprintf(s + len, cap - len, "%s%s", k ? ",\n" : "", t);
+		free(t);
+	}
+	if (s && array)
+		snprintf(s + len, cap - len, "%s]", count ? "\n" : "");
+	return s;
+}
+
 char *mk_emit_json_text(const mk_record *r, const void *rows, size_t count, unsigned flags)
 {
 	cJSON *x = NULL;
 	char *s = NULL;
 
+	if (flags & MK_EMIT_COMPACT)
+		return res_json_compact(r, rows, count, flags);
 	if (count == 1 && !(flags & MK_EMIT_ARRAY)) {
 		x = res_json_obj(r, rows);
 	} else if ((x = cJSON_CreateArray())) {
@@ -298,7 +366,7 @@ static int res_cols_add(res_cols *cs, const mk_record *r, const res_col *outer, 
 			cs->cap = cap;
 		}
 		c.f = f;
-		c.left = f->type == MK_FT_STR;
+		c.left = f->type == MK_FT_STR || f->type == MK_FT_CHARS || f->type == MK_FT_STRS;
 		c.width = (int)strlen(c.head);
 		cs->c[cs->n++] = c;
 	}
@@ -539,6 +607,7 @@ int mk_emit_path(const char *path, mk_emit_fmt fmt, const mk_record *r, const vo
 
 static const char *const res_type_names[] = {
 	"int", "int", "int", "real", "string", "bool", "object", "object", "list", "reals", "ints",
+	"string", "strings",
 };
 
 static void res_describe(FILE *f, const mk_record *r, int depth)

@@ -186,6 +186,24 @@ typedef struct rp_sweep_fig {
 int rp_sweep_figure(rp_sweep_row *rows, size_t count, const char *title, rp_sweep_fig *fig);
 void rp_sweep_figure_release(rp_sweep_fig *fig);
 
+/* What a report made, as --json shows it (report_summary.c): each file
+ * promised, whether it was made and why not. */
+typedef struct rp_file_view {
+	const char *file, *section;
+	bool made;
+	const char *reason; /* NULL when made */
+} rp_file_view;
+typedef struct rp_result {
+	const char *out, *directory; /* as given, and absolute */
+	bool page;          /* README.md and index.html too (not --only) */
+	int64_t made, promised;
+	rp_file_view *files;
+	int64_t nfiles;
+} rp_result;
+extern const struct mk_record rp_result_record;
+int rp_result_make(const report *r, const char *out_arg, rp_result *s);
+void rp_result_release(rp_result *s);
+
 /* Renders the Markdown template into README.md and index.html. */
 int rp_render(report *r, rp_section *sections, int nsections);
 

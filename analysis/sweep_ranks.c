@@ -1,14 +1,15 @@
 /*
- * maskkit sweep across MPI ranks: each rank measures its share of the
- * (pattern, target) grid on its own device; the rows travel to rank 0 as
- * plain records, are put back in the order of a single run and keep the
- * host and device that measured them.
+ * A sweep across MPI ranks: each rank measures its share of the (pattern,
+ * target) grid on its own device; the rows travel to rank 0 as plain
+ * records, are put back in the order of a single run and keep the host and
+ * device that measured them.
  */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmd_sweep.h"
+#include "par.h"
+#include "sweep_internal.h"
 
 /* A row without pointers. */
 typedef struct sweep_wire {
@@ -19,7 +20,7 @@ typedef struct sweep_wire {
 	double q1_s, q3_s, speedup_lo, speedup_hi, dense_s;
 	int32_t reps;
 	uint32_t unranked, rank_ok, agree, remeasured, pad2;
-	sweep_where where;
+	mk_sweep_where where;
 } sweep_wire;
 
 static void sweep_to_wire(const mk_sweep_opts *s, const mk_sweep_row *r, const char *device,
@@ -79,8 +80,8 @@ static int sweep_wire_cmp(const void *a, const void *b)
 	return (x->kernel > y->kernel) - (x->kernel < y->kernel);
 }
 
-int sweep_gather(const mk_sweep_opts *s, const char *device, mk_sweep_row **rows, size_t *nrows,
-		 sweep_where **where)
+int mk_sweep_gather(const mk_sweep_opts *s, const char *device, mk_sweep_row **rows,
+		    size_t *nrows, mk_sweep_where **where)
 {
 	sweep_wire *mine = calloc(*nrows ? *nrows : 1, sizeof *mine), *all = NULL;
 	size_t bytes = 0, count;
