@@ -1,6 +1,5 @@
 /* Helpers shared by the subcommands: errors, numbers, operands, output. */
 #include "config.h"
-#include <cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -163,18 +162,6 @@ void cli_note_layouts(const mk_expr *e)
 		if (mk_format_from_path(paths[k]) == MK_FMT_FLEX)
 			fprintf(stderr, "maskkit: note: '%s' is a block layout: its partial blocks "
 				"count as whole blocks (a layout holds no cell mask)\n", paths[k]);
-}
-
-int cli_json_out(cJSON *x)
-{
-	char *s = x ? cJSON_Print(x) : NULL;
-
-	cJSON_Delete(x);
-	if (!s)
-		return mk_error_set(MK_ENOMEM, "out of memory for the JSON output");
-	puts(s);
-	free(s);
-	return MK_OK;
 }
 
 void cli_progress(int64_t done, int64_t n, void *arg)

@@ -156,9 +156,5 @@ void cli_heads_free(char **exprs, size_t count);
 int cli_heads_emit(const char *path, int op, char **args, int nargs, const cli_mask_opts *o);
 /* Progress on stderr, when it is a terminal. */
 void cli_progress(int64_t done, int64_t n, void *arg);
-/* Prints x (NULL: out of memory) as indented JSON on stdout and deletes it;
- * MK_OK or MK_ENOMEM. */
-struct cJSON;
-int cli_json_out(struct cJSON *x);
 
 #endif
