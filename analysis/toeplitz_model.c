@@ -12,7 +12,28 @@
 #include "weights.h"
 #include "result.h"
 
-/* The dataset: FILE.h5:/PATH's path, else o->dataset, else searched for. */
+/* A file whose one 2-D dataset is not named like position embeddings (an
+ * .h5 holding just /pe): that dataset is E_P; asking for --dataset would
+ * name the only candidate.  MK_EFORMAT (the caller keeps its own message)
+ * unless there is exactly one. */
+static int toep_lone(mk_weights *w, char **dataset)
+{
+	char **all = NULL;
+	size_t count = 0;
+	int ret = mk_weights_list(w, 2, NULL, &all, &count);
+
+	if (ret == MK_OK && count == 1) {
+		*dataset = all[0];
+		all[0] = NULL;
+	} else if (ret == MK_OK) {
+		ret = MK_EFORMAT;
+	}
+	mk_weights_list_free(all);
+	return ret;
+}
+
+/* The dataset: FILE.h5:/PATH's path, else o->dataset, else the one named
+ * like position embeddings, else the file's only 2-D dataset. */
 static int toep_find(mk_weights *w, const char *path, mk_toeplitz_model *r)
 {
 	int ret;
@@ -26,6 +47,8 @@ static int toep_find(mk_weights *w, const char *path, mk_toeplitz_model *r)
 		return MK_OK;
 	}
 	ret = mk_weights_find(w, "position_embeddings", "the position embeddings", &r->dataset);
+	if (ret == MK_EFORMAT && toep_lone(w, &r->dataset) == MK_OK)
+		return MK_OK;
 	if (ret == MK_EFORMAT)
 		ret = mk_error_param("dataset");
 	return ret;

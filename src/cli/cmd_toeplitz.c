@@ -218,7 +218,8 @@ const struct mk_cmd mk_cmd_toeplitz = {
 "PATH, else the one 2-D dataset whose name contains 'position_embeddings'\n"
 "(safetensors names are '/' + the tensor's name, as in\n"
 "/embeddings.position_embeddings.weight; HuggingFace tf_model.h5 files of\n"
-"BERT, ALBERT, RoBERTa, ELECTRA; h5py dumps of PyTorch state dicts).\n"
+"BERT, ALBERT, RoBERTa, ELECTRA; h5py dumps of PyTorch state dicts), else\n"
+"the file's only 2-D dataset whatever its name.\n"
 "float16, bfloat16, float32/64 and integer data are read; NaN or Inf is an\n"
 "error.\n",
 	.notes =
