@@ -80,8 +80,10 @@ static int pos_layer_error(mk_weights *w, const char *token, int64_t layer, char
 		return mk_error_set(MK_EFORMAT, "'%s': no 2-D dataset named '%s' (as in "
 				    ".../layer_._0/attention/self/%s/kernel:0); name it",
 				    mk_weights_file(w), token, token);
-	return mk_error_set(MK_EFORMAT, "'%s': no '%s' weights for layer %lld (found: %s)",
-			    mk_weights_file(w), token, (long long)layer, msg);
+	/* the layers are there, not this one: the layer is at fault */
+	mk_error_set(MK_EFORMAT, "'%s': no '%s' weights for layer %lld (found: %s)",
+		     mk_weights_file(w), token, (long long)layer, msg);
+	return mk_error_param("layer");
 }
 
 /* The 2-D dataset with `token` in layer `layer`; tok and hit point into
@@ -191,8 +193,29 @@ static int pos_find_optional(mk_weights *w, const char *needle, char **out)
 	return ret;
 }
 
+static int pos_search_role(mk_weights *w, const mk_positional_opts *o, mk_positional *p,
+			   int role);
+
+/* A dataset not found, or found several times, is the user's to name: the
+ * error says which parameter (o->dataset[role]) names it. */
 static int pos_find_role(mk_weights *w, const mk_positional_opts *o, mk_positional *p,
 			 int role)
+{
+	static const char *const params[MK_POS_NROLES] = {
+		[MK_POS_POSITION] = "position", [MK_POS_WORD] = "word", [MK_POS_QUERY] = "query",
+		[MK_POS_KEY] = "key", [MK_POS_QUERY_BIAS] = "query_bias",
+		[MK_POS_KEY_BIAS] = "key_bias", [MK_POS_PROJ] = "projection",
+		[MK_POS_PROJ_BIAS] = "projection_bias",
+	};
+	int ret = pos_search_role(w, o, p, role);
+
+	if (ret == MK_EFORMAT && !o->dataset[role] && !mk_error_get()->param)
+		ret = mk_error_param(params[role]);
+	return ret;
+}
+
+static int pos_search_role(mk_weights *w, const mk_positional_opts *o, mk_positional *p,
+			   int role)
 {
 	char **dst = &p->used[role];
 

@@ -234,6 +234,41 @@ static bool qk_has(const qk_file *f, const char *name)
 	return mk_h5_is_dataset(f->h, full);
 }
 
+/* The layers of `maskkit encode --qk`'s groups /qk/layer_L in f (0: none):
+ * a file named without its group gets them as a hint.  Each step is looked
+ * up in turn (H5Lexists fails on a missing group on the way). */
+static int64_t qk_encode_layers(const qk_file *f)
+{
+	char name[64];
+	int64_t l = 0;
+
+	if (H5Lexists(f->h, "/qk", H5P_DEFAULT) <= 0)
+		return 0;
+	for (;; l++) {
+		snprintf(name, sizeof name, "/qk/layer_%lld", (long long)l);
+		if (H5Lexists(f->h, name, H5P_DEFAULT) <= 0)
+			break;
+		snprintf(name, sizeof name, "/qk/layer_%lld/q", (long long)l);
+		if (!mk_h5_is_dataset(f->h, name))
+			break;
+	}
+	return l;
+}
+
+/* "; ..." naming encode's groups when f's group is the root and the file
+ * has them, else "". */
+static void qk_hint(const qk_file *f, char *buf, size_t cap)
+{
+	int64_t layers = *f->group && strcmp(f->group, "/") ? 0 : qk_encode_layers(f);
+
+	buf[0] = '\0';
+	if (layers == 1)
+		snprintf(buf, cap, "; it holds encode --qk's group: name it, %s:/qk/layer_0", f->path);
+	else if (layers > 1)
+		snprintf(buf, cap, "; it holds encode --qk's groups for layers 0..%lld: name one, as "
+			 "%s:/qk/layer_0", (long long)layers - 1, f->path);
+}
+
 static int qk_tensor(const qk_file *f, const char *name, uint64_t max_memory, mk_tensor *t)
 {
 	char spec[8192];
@@ -311,8 +346,10 @@ int mk_qk_read(const char *spec, int64_t heads, bool tf, uint64_t max_memory, mk
 		ret = mk_error_set(MK_EINVAL, "%s: '%s' is a dataset; INPUT names the group that "
 				   "holds q and k (or x, wq and wk)", path, f.group);
 	} else {
-		ret = mk_error_set(MK_EFORMAT, "%s: no datasets q and k (nor x, wq and wk) in '%s'",
-				   path, *f.group ? f.group : "/");
+		char hint[600];
+		qk_hint(&f, hint, sizeof hint);
+		ret = mk_error_set(MK_EFORMAT, "%s: no datasets q and k (nor x, wq and wk) in '%s'%s",
+				   path, *f.group ? f.group : "/", hint);
 	}
 cleanup:
 	mk_tensor_release(&q);
@@ -334,9 +371,11 @@ static int qk_open4(const qk_file *f, const char *name, hid_t *d, hsize_t dims[4
 
 	snprintf(full, sizeof full, "%s/%s", f->group, name);
 	if (!mk_h5_is_dataset(f->h, full)) {
+		char hint[600];
+		qk_hint(f, hint, sizeof hint);
 		mk_error_set(MK_EFORMAT, "%s: no dataset '%s'; a sample is read from a group holding "
-			     "q and k [samples, heads, N, dk], as maskkit encode --qk writes",
-			     f->path, full);
+			     "q and k [samples, heads, N, dk], as maskkit encode --qk writes%s",
+			     f->path, full, hint);
 		return mk_error_param("sample");
 	}
 	if ((*d = H5Dopen2(f->h, full, H5P_DEFAULT)) < 0)
