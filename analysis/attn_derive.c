@@ -16,6 +16,7 @@
 #include <string.h>
 #include "core.h"
 #include "data.h"
+#include "attn_stats.h"
 
 static int derive_check(const mk_dataset_info *in)
 {
@@ -26,8 +27,7 @@ static int derive_check(const mk_dataset_info *in)
 	return MK_OK;
 }
 
-/* Adds sample's leading m x m block of every head to sum. */
-static void mean_add(const mk_dataset_block *b, int64_t m, double *sum)
+void mk_attn_mean_add(const mk_dataset_block *b, int64_t m, double *sum)
 {
 	int64_t h;
 
@@ -70,7 +70,7 @@ int mk_attn_mean_map(mk_dataset *d, int64_t m, uint64_t max_memory, mk_progress_
 		for (int64_t l = 0; l < in->layers && ret == MK_OK; l++) {
 			mk_dataset_block b;
 			if ((ret = mk_dataset_read(d, s, l, &b)) == MK_OK)
-				mean_add(&b, m, sum + l * in->heads * m * m);
+				mk_attn_mean_add(&b, m, sum + l * in->heads * m * m);
 		}
 		++*used;
 		if (progress)

@@ -14,6 +14,7 @@
 #include "core.h"
 #include "tensor.h"
 #include "data.h"
+#include "attn_stats.h"
 #include "plot.h"
 #include "result.h"
 
@@ -23,7 +24,7 @@ static int derive_cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int64_t derive_median_length(const mk_dataset_info *in, const int64_t *len)
+int64_t mk_attn_median_length(const mk_dataset_info *in, const int64_t *len)
 {
 	int64_t *v = malloc((size_t)in->samples * sizeof *v), m;
 
@@ -98,7 +99,7 @@ static int derive_png(const mk_attn_derive_opts *o, const mk_dataset_info *in, i
 static int derive_mean(mk_dataset *d, const mk_attn_derive_opts *o, mk_attn_derive_map *r)
 {
 	const mk_dataset_info *in = mk_dataset_get_info(d);
-	int64_t m = o->size ? o->size : derive_median_length(in, mk_dataset_lengths(d)), used;
+	int64_t m = o->size ? o->size : mk_attn_median_length(in, mk_dataset_lengths(d)), used;
 	mk_tensor t = {0};
 	double *map = NULL;
 	int ret;

@@ -1,5 +1,6 @@
-/* Private to the attention statistics (analysis/attn_stats.c) and their
- * tests: the accumulator mk_attn_summary_dataset fills block by block. */
+/* Private to the attention analyses (attn_stats.c, attn_derive.c,
+ * head_roles.c) and their tests: the accumulator mk_attn_summary_dataset
+ * fills block by block, and the sum behind mk_attn_mean_map. */
 #ifndef MK_ATTN_STATS_H
 #define MK_ATTN_STATS_H
 
@@ -24,5 +25,12 @@ int mk_attn_acc_add(mk_attn_acc *acc, const mk_dataset_block *b);
  * mk_attn_summary_release.  acc is unchanged and may take more blocks. */
 int mk_attn_acc_finish(const mk_attn_acc *acc, mk_attn_summary *out);
 void mk_attn_acc_free(mk_attn_acc *acc);
+
+/* Adds the leading m x m block of each of b's heads (m <= b->len) to sum
+ * [heads, m, m] (attn_derive.c; the mean map's numerator). */
+void mk_attn_mean_add(const mk_dataset_block *b, int64_t m, double *sum);
+/* The median of the samples' lengths (the lower middle one; N when out of
+ * memory): the mean map's default size (attn_derive_run.c). */
+int64_t mk_attn_median_length(const mk_dataset_info *in, const int64_t *len);
 
 #endif

@@ -24,6 +24,7 @@
  *   plot.h      pictures: heatmap PNGs and gnuplot figures from templates
  *   result.h    results as data: fields described once, one emitter (text,
  *               tables, CSV, JSON)
+ *   heads.h     what each attention head does: masses, entropy, roles
  */
 #ifndef MK_MASKKIT_H
 #define MK_MASKKIT_H
@@ -44,5 +45,6 @@
 #include "model.h"
 #include "plot.h"
 #include "result.h"
+#include "heads.h"
 
 #endif /* MK_MASKKIT_H */

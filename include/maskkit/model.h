@@ -71,6 +71,9 @@ typedef struct mk_tokenizer_specials {
 	int32_t cls, sep, unk, pad, mask;
 } mk_tokenizer_specials;
 void mk_tokenizer_get_specials(const mk_tokenizer *t, mk_tokenizer_specials *out);
+/* Whether token id is punctuation: every character of it is one the
+ * tokenizer splits off as a word of its own (ASCII !-/ :-@ [-` {-~, Unicode P*). */
+bool mk_tokenizer_is_punct(const mk_tokenizer *t, int64_t id);
 
 /* ---- maskkit tokenize in one call (tokenize_run.c) ------------------------- */
 

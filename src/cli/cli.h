@@ -31,6 +31,7 @@ extern const struct mk_cmd mk_cmd_gen, mk_cmd_compose, mk_cmd_measure, mk_cmd_pa
 extern const struct mk_cmd mk_cmd_tokenize;
 extern const struct mk_cmd mk_cmd_attn_derive;
 extern const struct mk_cmd mk_cmd_encode;
+extern const struct mk_cmd mk_cmd_heads;
 
 enum { MK_EXIT_OK = 0, MK_EXIT_INTERNAL = 1, MK_EXIT_USER = 2 };
 

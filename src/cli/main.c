@@ -13,7 +13,7 @@
 static const struct mk_cmd *const mk_commands[] = {
 	&mk_cmd_gen, &mk_cmd_compose, &mk_cmd_measure, &mk_cmd_patterns, &mk_cmd_toeplitz,
 	&mk_cmd_positional, &mk_cmd_tokenize, &mk_cmd_encode, &mk_cmd_attn, &mk_cmd_sweep,
-	&mk_cmd_attn_stats, &mk_cmd_attn_derive, &mk_cmd_prune, &mk_cmd_axis, &mk_cmd_explain,
+	&mk_cmd_attn_stats, &mk_cmd_heads, &mk_cmd_attn_derive, &mk_cmd_prune, &mk_cmd_axis, &mk_cmd_explain,
 	&mk_cmd_report,
 };
 #define MK_NCOMMANDS (sizeof mk_commands / sizeof *mk_commands)

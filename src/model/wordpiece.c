@@ -329,3 +329,20 @@ cleanup:
 	free(b.pieces);
 	return ret;
 }
+
+bool mk_tokenizer_is_punct(const mk_tokenizer *t, int64_t id)
+{
+	const char *s = mk_tokenizer_token(t, id);
+	size_t len = s ? t->tok_len[id] : 0, k = 0;
+
+	/* the pre-tokenizer's rule (wp_punct): a mark split off as its own word */
+	while (k < len) {
+		int32_t c;
+		utf8proc_ssize_t step = utf8proc_iterate((const utf8proc_uint8_t *)s + k,
+							 (utf8proc_ssize_t)(len - k), &c);
+		if (step <= 0 || !wp_punct(c))
+			return false;
+		k += (size_t)step;
+	}
+	return len > 0;
+}
