@@ -32,5 +32,8 @@ void mk_attn_mean_add(const mk_dataset_block *b, int64_t m, double *sum);
 /* The median of the samples' lengths (the lower middle one; N when out of
  * memory): the mean map's default size (attn_derive_run.c). */
 int64_t mk_attn_median_length(const mk_dataset_info *in, const int64_t *len);
+/* The least, greatest and mean of samples lengths (attn_stats_run.c). */
+void mk_attn_lengths_range(const int64_t *len, int64_t samples, int64_t *min, int64_t *max,
+			   double *mean);
 
 #endif

@@ -17,6 +17,7 @@
 #include "plot.h"
 #include "result.h"
 #include "par.h"
+#include "attn_stats.h"
 
 static int stats_strdup(const char *s, char **out)
 {
@@ -25,17 +26,18 @@ static int stats_strdup(const char *s, char **out)
 	return MK_OK;
 }
 
-static void stats_lengths(const int64_t *len, int64_t samples, mk_attn_report *s)
+void mk_attn_lengths_range(const int64_t *len, int64_t samples, int64_t *min, int64_t *max,
+			   double *mean)
 {
 	double sum = 0.0;
 
-	s->len_min = s->len_max = len[0];
+	*min = *max = len[0];
 	for (int64_t i = 0; i < samples; i++) {
-		s->len_min = len[i] < s->len_min ? len[i] : s->len_min;
-		s->len_max = len[i] > s->len_max ? len[i] : s->len_max;
+		*min = len[i] < *min ? len[i] : *min;
+		*max = len[i] > *max ? len[i] : *max;
 		sum += (double)len[i];
 	}
-	s->len_mean = sum / (double)samples;
+	*mean = sum / (double)samples;
 }
 
 /* What the summary becomes in the report: items that point into it. */
@@ -90,7 +92,8 @@ static int stats_fill(const mk_dataset *d, const mk_attn_stats_opts *o, mk_attn_
 	s->k = o->max_offset < in->n - 1 ? o->max_offset : in->n - 1;
 	s->k = s->k > 0 ? s->k : 0;
 	s->width = 2 * s->k + 1;
-	stats_lengths(mk_dataset_lengths(d), in->samples, s);
+	mk_attn_lengths_range(mk_dataset_lengths(d), in->samples, &s->len_min, &s->len_max,
+			      &s->len_mean);
 	if ((ret = stats_strdup(in->path, &s->file)) || (ret = stats_strdup(in->name, &s->dataset)) ||
 	    (ret = stats_strdup(in->lengths_name, &s->lengths)))
 		return ret;

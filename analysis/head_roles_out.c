@@ -155,7 +155,7 @@ static const mk_field hr_fields[] = {
 	 .sub = &hr_count_record, .count_offset = offsetof(mk_head_roles, nroles),
 	 .help = "heads of each role"},
 	{MK_FIELD(mk_head_roles, sort, "sort", MK_FT_STR), .flags = MK_FF_NOTEXT},
-	{MK_FIELD(mk_head_roles, sorted, "heads", MK_FT_LIST), .flags = MK_FF_NOTEXT,
+	{MK_FIELD(mk_head_roles, sorted, "by_head", MK_FT_LIST), .flags = MK_FF_NOTEXT,
 	 .sub = &mk_head_row_record, .count_offset = offsetof(mk_head_roles, count)},
 };
 const mk_record mk_head_roles_record = MK_RECORD("heads", mk_head_roles, hr_fields);

@@ -41,28 +41,56 @@ static bool hr_is_dir(const char *path)
 	return path && *path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* What tells punctuation apart: the file's ids and a tokenizer.  *punct[id]
- * = 1 for a punctuation token (vocabulary-sized), or NULL with r->punct_note
- * saying why.  A tokenizer the caller named must open and cover the ids. */
+/* The punctuation table of the tokenizer at path (*punct[id] = 1 for a
+ * punctuation token), which must cover every real token id of the file. */
+static int hr_punct_of(const char *file, const char *path, const int32_t *ids, int64_t cols,
+		       const int64_t *len, int64_t samples, uint8_t **punct)
+{
+	mk_tokenizer *tk = NULL;
+	int64_t vocab;
+	int ret;
+
+	if ((ret = mk_tokenizer_open(path, &tk))) {
+		mk_error_prefix("tokenizer: ");
+		return mk_error_param("tokenizer");
+	}
+	vocab = mk_tokenizer_vocab_size(tk);
+	for (int64_t s = 0; s < samples && ret == MK_OK; s++)
+		for (int64_t j = 0; j < len[s] && ret == MK_OK; j++) {
+			int32_t id = ids[s * cols + j];
+			if (id < 0 || id >= vocab) {
+				mk_error_set(MK_EINVAL, "'%s': token id %" PRId32 " of sample %" PRId64
+					     " is not in the tokenizer '%s' (%" PRId64 " ids)", file,
+					     id, s, path, vocab);
+				ret = mk_error_param("tokenizer");
+			}
+		}
+	if (ret == MK_OK && !(*punct = malloc((size_t)vocab)))
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	for (int64_t id = 0; ret == MK_OK && id < vocab; id++)
+		(*punct)[id] = mk_tokenizer_is_punct(tk, id);
+	mk_tokenizer_free(tk);
+	return ret;
+}
+
+/* What tells punctuation apart: the file's ids and a tokenizer, the one
+ * named or else the directory the file's `model` attribute names.  *punct
+ * (vocabulary-sized), or NULL with r->punct_note saying why. */
 static int hr_punct_table(const char *file, const mk_head_roles_opts *o, const int64_t *len,
 			  int64_t samples, mk_head_roles *r, int32_t **ids, int64_t *cols,
 			  uint8_t **punct)
 {
 	char why[HR_NOTE] = "", *model = NULL;
 	const char *tk_path = o->tokenizer;
-	mk_tokenizer *tk = NULL;
-	int64_t vocab;
 	int ret;
 
 	*ids = NULL;
 	*punct = NULL;
 	if (o->no_punct)
-		return hr_strdup("not asked for (--no-punct)", &r->punct_note);
+		return hr_strdup("not asked for", &r->punct_note);
 	if ((ret = mk_dataset_ids_read(file, samples, r->len_max, o->d.max_memory, ids, cols, why,
-				       sizeof why)))
-		return ret;
-	if (!*ids)
-		goto note;
+				       sizeof why)) || !*ids)
+		goto out;
 	if (!tk_path && (ret = mk_h5_root_text(file, "model", &model)) == MK_OK) {
 		if (hr_is_dir(model))
 			tk_path = model;
@@ -72,55 +100,21 @@ static int hr_punct_table(const char *file, const mk_head_roles_opts *o, const i
 		else
 			snprintf(why, sizeof why, "no tokenizer: the file names no model");
 	}
-	if (ret || !tk_path)
-		goto note;
-	if ((ret = mk_tokenizer_open(tk_path, &tk))) {
-		mk_error_prefix("tokenizer: ");
-		ret = mk_error_param("tokenizer");
-		goto out;
-	}
-	vocab = mk_tokenizer_vocab_size(tk);
-	for (int64_t s = 0; s < samples && ret == MK_OK; s++)
-		for (int64_t j = 0; j < len[s] && ret == MK_OK; j++) {
-			int32_t id = (*ids)[s * *cols + j];
-			if (id < 0 || id >= vocab)
-				ret = mk_error_set(MK_EINVAL, "'%s': token id %" PRId32 " of sample %"
-						   PRId64 " is not in the tokenizer '%s' (%" PRId64
-						   " ids)", file, id, s, tk_path, vocab);
-		}
-	if (ret) {
-		ret = mk_error_param("tokenizer");
-		goto out;
-	}
-	if (!(*punct = malloc((size_t)vocab))) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (int64_t id = 0; id < vocab; id++)
-		(*punct)[id] = mk_tokenizer_is_punct(tk, id);
-	ret = hr_strdup(tk_path, &r->punct_from);
-	goto out;
-note:
-	if (ret == MK_OK)
-		ret = hr_strdup(why, &r->punct_note);
+	if (ret == MK_OK && tk_path &&
+	    (ret = hr_punct_of(file, tk_path, *ids, *cols, len, samples, punct)) == MK_OK)
+		ret = hr_strdup(tk_path, &r->punct_from);
 out:
-	mk_tokenizer_free(tk);
+	if (ret == MK_OK && !*punct)
+		ret = hr_strdup(why, &r->punct_note);
 	free(model);
 	return ret;
 }
 
 static void hr_lengths(const int64_t *len, int64_t samples, mk_head_roles *r)
 {
-	double sum = 0.0;
-
-	r->len_min = r->len_max = len[0];
-	for (int64_t s = 0; s < samples; s++) {
-		r->len_min = len[s] < r->len_min ? len[s] : r->len_min;
-		r->len_max = len[s] > r->len_max ? len[s] : r->len_max;
-		sum += (double)len[s];
+	mk_attn_lengths_range(len, samples, &r->len_min, &r->len_max, &r->len_mean);
+	for (int64_t s = 0; s < samples; s++)
 		r->rows += (uint64_t)len[s];
-	}
-	r->len_mean = sum / (double)samples;
 }
 
 static int hr_check(const mk_dataset_info *in, const mk_head_roles_opts *o, mk_head_roles *r)

@@ -302,7 +302,7 @@ START_TEST(render_builtin_templates)
 {
 	static const char *const slots[] = {"header", "sparsebert-fig1", "sparsebert-table4",
 					    "aaa-fig1", "eq9", "tisa", "attention", "dam", "axis",
-					    "explain", "sweep"};
+					    "explain", "sweep", "heads"};
 	enum { NS = sizeof slots / sizeof *slots };
 	rp_section s[NS];
 	report r = {0};

@@ -149,7 +149,7 @@ int mk_head_roles_png(const mk_head_roles *r, const char *path);
  * thresholds, roles): file, dataset, dtype, lengths, samples, layers, heads,
  * n, rows, window, top_p, map_size, map_samples, punct_from, punct_note,
  * thresholds {prev, next, band, sink, broad}, roles {name: count}, sort,
- * heads (mk_head_row_record, in sorted order). */
+ * by_head (mk_head_row_record, in sorted order). */
 extern const struct mk_record mk_head_roles_record;
 /* A head (tables, CSV): layer, head, role, prev, next, diag, band, cls, sep,
  * punct, entropy, entropy_norm, sparsity, toeplitz_r2. */

@@ -44,7 +44,7 @@ static const struct cli_opt hd_table[] = {
 	CLI_OPT_CALL("axes", 0, hd_opt_axes, "AXES", NULL,
 		     "the leading axes in order, from 's' samples, 'l' layers, 'h' heads "
 		     "(default by rank: slh, lh, h, none)"),
-	CLI_OPT_INT("window", 'w', hd_opts, r.window, "W", 0, MK_N_MAX, HD_DEF(MK_HEAD_WINDOW),
+	CLI_OPT_INT("window", 0, hd_opts, r.window, "W", 0, MK_N_MAX, HD_DEF(MK_HEAD_WINDOW),
 		    "band: the mass on keys with |j - i| <= W"),
 	CLI_OPT_DOUBLE("top-p", 0, hd_opts, r.top_p, "P", 0, 1, CLI_LO_OPEN, HD_DEF(MK_HEAD_TOP_P),
 		       "sparsity: per row the fewest keys holding P of its mass (as measure "
@@ -65,7 +65,7 @@ static const struct cli_opt hd_table[] = {
 		       "cls-sep-sink: cls + sep >= T"),
 	CLI_OPT_DOUBLE("broad", 0, hd_opts, r.t.broad, "T", 0, 1, 0, HD_DEF(MK_HEAD_BROAD),
 		       "broad: entropy_norm >= T"),
-	CLI_OPT_STRING("sort", 's', hd_opts, r.sort, "COLUMN",
+	CLI_OPT_STRING("sort", 0, hd_opts, r.sort, "COLUMN",
 		       "order of the rows: layer (default), head, role, or a measure (largest "
 		       "first)"),
 	CLI_OPT_OUT("csv", 0, hd_opts, csv, "FILE",

@@ -25,6 +25,7 @@ static const struct {
 	{"eq9", rp_section_eq9},
 	{"tisa", rp_section_tisa},
 	{"attention", rp_section_attention},
+	{"heads", rp_section_heads},
 	{"dam", rp_section_dam},
 	{"axis", rp_section_axis},
 	{"explain", rp_section_explain},

@@ -149,6 +149,7 @@ void rp_section_tisa(report *r);
 void rp_section_explain(report *r);
 void rp_section_sweep(report *r);
 void rp_section_attention(report *r);
+void rp_section_heads(report *r);
 void rp_section_dam(report *r);
 void rp_section_axis(report *r);
 /* Parts of eq9 and explain on the model's real attention (report_attn.c). */

@@ -73,6 +73,8 @@ IO_CASES = [
     IoCase(["positional", "{weights.h5}", "--heads", "2"], {"--png": [], "--profile": []}),
     IoCase(["positional", "{model}"], {"--png": [], "--profile": []}, reads=MODEL_WEIGHTS),
     IoCase(["attn-stats", "{data.h5}"], {"--csv": [], "--profile-csv": [], "--png": []}),
+    IoCase(["heads", "{data.h5}"], {"--csv": [], "--png": []}),
+    IoCase(["heads", "{data.h5}", "--tokenizer", "{tokenizer.json}"], {"--csv": []}),
     IoCase(["attn-derive", "{data.h5}"], {"--mean-map": [], "--indicators": [],
                                           "--png": ["--mean-map", "mm.h5"]}),
     IoCase(["encode", "{model}", "--text", "{t.txt}", "--mask", "{mask9.npy}"], {"-o": []},

@@ -122,7 +122,7 @@ def same(x, y, tol=1e-6):
 
 
 def compare(got, ref, what):
-    for row in got["heads"]:
+    for row in got["by_head"]:
         r = ref[(row["layer"], row["head"])]
         for k in MEASURES:
             check(same(row[k], r[k]), f"{what}: layer {row['layer']} head {row['head']} "
@@ -172,12 +172,12 @@ def check_synthetic(tmp):
         compare(got, reference(att, lens, ids, punct, w, p, m), f"synthetic w={w} p={p} m={m}")
         check(got["map_samples"] == int((lens >= m).sum()), f"map_samples for m={m}")
     got = json.loads(heads(path, "--tokenizer", vocab, "--json"))
-    roles = {(r["layer"], r["head"]): r["role"] for r in got["heads"]}
+    roles = {(r["layer"], r["head"]): r["role"] for r in got["by_head"]}
     for l in range(2):
         check(roles[(l, 0)] == "previous-token", f"layer {l} head 0: {roles[(l, 0)]}")
         check(roles[(l, 1)] == "broad", f"layer {l} head 1: {roles[(l, 1)]}")
         check(roles[(l, 2)] == "cls-sep-sink", f"layer {l} head 2: {roles[(l, 2)]}")
-    uni = [r for r in got["heads"] if r["head"] == 1][0]
+    uni = [r for r in got["by_head"] if r["head"] == 1][0]
     check(abs(uni["entropy_norm"] - 1) < 1e-6, f"uniform head: entropy_norm {uni['entropy_norm']}")
     check(got["map_size"] == 7, f"default map size: the lower median length 7, got "
           f"{got['map_size']}")
@@ -189,7 +189,7 @@ def check_synthetic(tmp):
     check(len(rows) == 8 and rows[0]["head"] == "0", "--sort prev puts a head 0 first")
     # without a tokenizer: punct null, and the file says why
     got = json.loads(heads(path, "--json"))
-    check(all(r["punct"] is None for r in got["heads"]), "no tokenizer: punct is null")
+    check(all(r["punct"] is None for r in got["by_head"]), "no tokenizer: punct is null")
     check(got["punct_from"] is None and "no tokenizer" in (got["punct_note"] or ""),
           f"no tokenizer: note {got['punct_note']!r}")
     text = heads(path, "--no-punct")
@@ -228,7 +228,7 @@ def check_real(tmp):
     punct = np.array([len(t) > 0 and all(is_punct(ch) for ch in t) for t in vocab])
     ref = reference(att, lens, ids, punct, got["window"], got["top_p"], got["map_size"])
     compare(got, ref, "all-MiniLM-L6-v2")
-    h02 = [r for r in got["heads"] if r["layer"] == 0 and r["head"] == 2][0]
+    h02 = [r for r in got["by_head"] if r["layer"] == 0 and r["head"] == 2][0]
     check(h02["role"] == "previous-token" and h02["prev"] > 0.99,
           f"layer 0 head 2: {h02['role']}, prev {h02['prev']}")
     return True
