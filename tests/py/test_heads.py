@@ -192,6 +192,16 @@ def check_synthetic(tmp):
     check(all(r["punct"] is None for r in got["by_head"]), "no tokenizer: punct is null")
     check(got["punct_from"] is None and "no tokenizer" in (got["punct_note"] or ""),
           f"no tokenizer: note {got['punct_note']!r}")
+    # a tokenizer that does not hold the file's ids: exit 2, one line naming --tokenizer
+    small = os.path.join(tmp, "small.txt")
+    with open(small, "w") as f:
+        f.write("\n".join(VOCAB[:6]) + "\n")
+    r = subprocess.run([MASKKIT, "heads", path, "--tokenizer", small, "--csv", "x.csv"],
+                       capture_output=True, text=True, cwd=tmp)
+    check(r.returncode == 2 and "is not in the tokenizer" in r.stderr and
+          "--tokenizer" in r.stderr and r.stderr.count("\n") == 1 and
+          not os.path.exists(os.path.join(tmp, "x.csv")),
+          f"a tokenizer without the ids: exit {r.returncode}, {r.stderr!r}")
     text = heads(path, "--no-punct")
     check("punct " not in text.splitlines()[-1] and "none: not asked for" in text,
           "--no-punct: no punct column, and said so")
