@@ -83,7 +83,8 @@ static void ra_profile_caption(report *r, const cJSON *j)
 		if (peaks[k] == INT_MIN)
 			rp_md(r, "%s layer %d none", k ? "," : "", k);
 		else
-			rp_md(r, "%s layer %d at %+d", k ? "," : "", k, peaks[k]);
+			rp_md(r, peaks[k] ? "%s layer %d at %+d" : "%s layer %d at %d", k ? "," : "", k,
+			      peaks[k]);
 		at0 += peaks[k] == 0;
 	}
 	rp_md(r, ". The diagonal (offset 0) is the peak in %d of %d layers; SparseBERT "
