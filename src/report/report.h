@@ -158,6 +158,11 @@ void rp_explain_real(report *r);
 void rp_plot_bars(report *r, rp_item *it, const char *title, const char *ylabel,
 		  const char *const *groups, int ngroups, const char *const *series, int nseries,
 		  const double *values);
+/* The same with a horizontal line at ref named ref_name in the key: one
+ * number that holds for every group (NaN: none). */
+void rp_plot_bars_ref(report *r, rp_item *it, const char *title, const char *ylabel,
+		      const char *const *groups, int ngroups, const char *const *series,
+		      int nseries, const double *values, double ref, const char *ref_name);
 
 /* The sweep CSV reader (report_sweep.c), exposed for its tests.  Columns
  * added since the first sweeps (target, the quartiles, the interval,
