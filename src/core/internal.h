@@ -17,6 +17,9 @@
 #define MK_HOT
 #endif
 
+/* IEEE half-precision bits of f, rounded to nearest even (dtype.c). */
+uint16_t mk_half_from_float(float f);
+
 /* "1.5 GiB" and the like into buf (error.c). */
 void mk_format_bytes(uint64_t b, char *buf, size_t len);
 

@@ -281,3 +281,41 @@ mk_dtype mk_h5_dtype(hid_t ftype)
 		return MK_DTYPE_NONE;
 	}
 }
+
+void mk_h5_attr_text(hid_t obj, const char *name, char *buf, size_t cap)
+{
+	hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : H5I_INVALID_HID;
+	hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID, m = H5I_INVALID_HID;
+	hid_t sp = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+	size_t size = t >= 0 ? H5Tget_size(t) : 0;
+
+	buf[0] = '\0';
+	if (t < 0 || sp < 0 || H5Tget_class(t) != H5T_STRING ||
+	    H5Sget_simple_extent_npoints(sp) != 1)
+		goto out;
+	if (H5Tis_variable_str(t) > 0) {
+		char *v = NULL;
+		m = H5Tcopy(H5T_C_S1);
+		if (m >= 0 && H5Tset_size(m, H5T_VARIABLE) >= 0 &&
+		    H5Tset_cset(m, H5Tget_cset(t)) >= 0 && H5Aread(a, m, &v) >= 0 && v) {
+			if (strlen(v) < cap)
+				snprintf(buf, cap, "%s", v);
+			H5free_memory(v);
+		}
+	} else if (size > 0 && size < cap) {
+		m = H5Tcopy(t);
+		if (m >= 0 && H5Aread(a, m, buf) >= 0)
+			buf[size] = '\0';
+		else
+			buf[0] = '\0';
+	}
+out:
+	if (m >= 0)
+		H5Tclose(m);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+}
