@@ -218,10 +218,15 @@ static int ds_lengths(mk_dataset *d, const char *want, uint64_t max_memory, bool
 
 	if ((want && (!*want || !strcmp(want, "none"))) ||
 	    (!want && !mk_h5_is_dataset(d->file, "lengths"))) {
-		if (d->ragged) /* the offsets say nothing of the lengths' order */
-			return mk_error_set(MK_EFORMAT, "'%s': the ragged dataset '%s' is read with its "
-					    "lengths, and %s", d->path, d->name, want ? "none are to "
-					    "be used" : "the file has no 'lengths'");
+		/* a ragged block's size is its length's */
+		if (d->ragged && want) {
+			mk_error_set(MK_EINVAL, "'%s': the ragged dataset '%s' cannot be read without "
+				     "its lengths", d->path, d->name);
+			return mk_error_param("lengths");
+		}
+		if (d->ragged)
+			return mk_error_set(MK_EFORMAT, "'%s': the ragged dataset '%s' needs the file's "
+					    "'lengths', which it lacks", d->path, d->name);
 		goto fixed;
 	}
 	ds_slash(d->lengths_name, sizeof d->lengths_name, want ? want : "lengths");
