@@ -61,3 +61,26 @@ uint16_t mk_half_from_float(float f)
 	h += rem > half || (rem == half && (h & 1u));
 	return (uint16_t)(sign | h);
 }
+
+float mk_half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, u;
+	int shift = 0;
+	float f;
+
+	if (e == 31) /* infinite or NaN */
+		u = sign | 0x7f800000u | m << 13;
+	else if (e) /* normal: rebias the exponent (127 - 15) */
+		u = sign | (e + 112) << 23 | m << 13;
+	else if (!m)
+		u = sign;
+	else { /* subnormal, m 2^-24: normalised, as every one is in float32 */
+		while (!(m & 0x400u)) {
+			m <<= 1;
+			shift++;
+		}
+		u = sign | (uint32_t)(113 - shift) << 23 | (m & 0x3ffu) << 13;
+	}
+	memcpy(&f, &u, sizeof f);
+	return f;
+}

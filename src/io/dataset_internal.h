@@ -22,6 +22,7 @@ struct mk_dataset {
 	hsize_t dims[DS_MAX_RANK];
 	uint64_t used;               /* bytes the readers keep, chunk cache included */
 	bool reused;                 /* filtered chunks that span several blocks */
+	bool half;                   /* IEEE float16, read as such and converted here */
 	size_t msize, fsize;         /* bytes per element in memory, in the file */
 	int64_t *lengths;
 	uint8_t *raw;                /* heads x n x n elements of msize bytes */

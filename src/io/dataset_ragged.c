@@ -17,24 +17,6 @@
 
 #define DR_HEADS_MAX ((int64_t)1 << 20)
 
-/* The scalar integer attribute `name` of obj; false when absent or not one. */
-static bool dr_attr_int(hid_t obj, const char *name, int64_t *v)
-{
-	hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : H5I_INVALID_HID;
-	hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
-	hid_t sp = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
-	bool ok = t >= 0 && sp >= 0 && H5Tget_class(t) == H5T_INTEGER &&
-		  H5Sget_simple_extent_npoints(sp) == 1 && H5Aread(a, H5T_NATIVE_INT64, v) >= 0;
-
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (t >= 0)
-		H5Tclose(t);
-	if (a >= 0)
-		H5Aclose(a);
-	return ok;
-}
-
 bool mk_ds_ragged_is(const mk_dataset *d)
 {
 	char layout[16];
@@ -93,10 +75,10 @@ int mk_ds_ragged_shape(mk_dataset *d, const char *axes)
 	if (rank != 2 || d->dims[0] == 0 || d->dims[1] == 0)
 		return mk_error_set(MK_EFORMAT, "'%s': the ragged dataset '%s' must be [layers, T], "
 				    "not empty", d->path, d->name);
-	if (!dr_attr_int(d->dset, "heads", &heads) || heads < 1 || heads > DR_HEADS_MAX)
+	if (!mk_h5_attr_int(d->dset, "heads", &heads) || heads < 1 || heads > DR_HEADS_MAX)
 		return mk_error_set(MK_EFORMAT, "'%s': the ragged dataset '%s' needs an integer "
 				    "attribute 'heads' in 1..%" PRId64, d->path, d->name, DR_HEADS_MAX);
-	if (!dr_attr_int(d->dset, "n", &n) || n < 1 || n > MK_N_MAX)
+	if (!mk_h5_attr_int(d->dset, "n", &n) || n < 1 || n > MK_N_MAX)
 		return mk_error_set(MK_EFORMAT, "'%s': the ragged dataset '%s' needs an integer "
 				    "attribute 'n' (the longest sample) in 1..%" PRId64, d->path,
 				    d->name, (int64_t)MK_N_MAX);
