@@ -166,29 +166,6 @@ static int ds_shape(mk_dataset *d, const char *axes)
 	return MK_OK;
 }
 
-/* IEEE binary16: sign bit 15, exponent bits 10..14 of bias 15, fraction
- * bits 0..9 (numpy's float16, as h5py and maskkit encode write it). */
-static bool ds_is_half(hid_t ftype)
-{
-	size_t spos, epos, esize, mpos, msize;
-
-	return H5Tget_size(ftype) == 2 && H5Tget_fields(ftype, &spos, &epos, &esize, &mpos,
-							&msize) >= 0 &&
-	       spos == 15 && epos == 10 && esize == 5 && mpos == 0 && msize == 10 &&
-	       H5Tget_ebias(ftype) == 15 && H5Tget_norm(ftype) == H5T_NORM_IMPLIED;
-}
-
-/* count halves at the start of raw to floats, from the last back (each
- * float lands at or past its half). */
-static void ds_halves(uint8_t *raw, uint64_t count)
-{
-	const uint16_t *h = (const uint16_t *)(const void *)raw;
-	float *f = (float *)(void *)raw;
-
-	for (uint64_t k = count; k-- > 0;)
-		f[k] = mk_half_to_float(h[k]);
-}
-
 static int ds_type(mk_dataset *d)
 {
 	hid_t ftype = H5Dget_type(d->dset);
@@ -201,7 +178,7 @@ static int ds_type(mk_dataset *d)
 	} else if (cls == H5T_FLOAT && size >= 2 && size <= 8) {
 		/* libhdf5 converts float16 on a general path, 10 times slower than
 		 * reading the data (a minute for encode's 1 GB of padded maps) */
-		d->half = ds_is_half(ftype);
+		d->half = mk_ds_is_half(ftype);
 		d->mtype = d->half ? mk_h5_type_f16() : H5Tcopy(H5T_NATIVE_FLOAT);
 		d->info.is_float = true;
 	}
@@ -598,7 +575,7 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 				    " of dataset '%s' (truncated or damaged file?)", d->path, sample,
 				    layer, d->name);
 	if (d->half)
-		ds_halves(d->raw, d->ragged ? count[1] : cells);
+		mk_ds_halves(d->raw, d->ragged ? count[1] : cells);
 	*out = (mk_dataset_block){.sample = sample, .layer = layer, .heads = in->heads,
 				  .n = in->n, .len = d->lengths[sample]};
 	if (d->ragged)

@@ -49,4 +49,13 @@ int mk_ds_ragged_offsets(mk_dataset *d, uint64_t max_memory);
  * in place to heads x n x n with zeros outside len x len. */
 void mk_ds_ragged_spread(mk_dataset *d, int64_t sample);
 
+/* float16 (dataset_ragged.c), which libhdf5 converts on a general path, 10
+ * times slower than reading (a minute for encode's 1 GB of padded maps):
+ * whether ftype is IEEE binary16 (sign bit 15, exponent bits 10..14 of bias
+ * 15, fraction bits 0..9: numpy's float16), and count halves at the start
+ * of raw turned into floats, from the last back (each float lands at or
+ * past its half). */
+bool mk_ds_is_half(hid_t ftype);
+void mk_ds_halves(uint8_t *raw, uint64_t count);
+
 #endif

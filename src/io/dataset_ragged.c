@@ -8,6 +8,7 @@
  * that every reader sees the same block from either layout.  The offsets
  * are checked against the lengths and the data's size before any block is
  * read: a wrong one would read another sample's probabilities, or beyond.
+ * Also here: float16 data (either layout) converted to float32.
  */
 #include "config.h"
 #include <inttypes.h>
@@ -173,4 +174,25 @@ static void dr_spread(float *p, int64_t heads, int64_t len, int64_t n)
 void mk_ds_ragged_spread(mk_dataset *d, int64_t sample)
 {
 	dr_spread((float *)d->raw, d->info.heads, d->lengths[sample], d->info.n);
+}
+
+/* ---- float16 --------------------------------------------------------------- */
+
+bool mk_ds_is_half(hid_t ftype)
+{
+	size_t spos, epos, esize, mpos, msize;
+
+	return H5Tget_size(ftype) == 2 && H5Tget_fields(ftype, &spos, &epos, &esize, &mpos,
+							&msize) >= 0 &&
+	       spos == 15 && epos == 10 && esize == 5 && mpos == 0 && msize == 10 &&
+	       H5Tget_ebias(ftype) == 15 && H5Tget_norm(ftype) == H5T_NORM_IMPLIED;
+}
+
+void mk_ds_halves(uint8_t *raw, uint64_t count)
+{
+	const uint16_t *h = (const uint16_t *)(const void *)raw;
+	float *f = (float *)(void *)raw;
+
+	for (uint64_t k = count; k-- > 0;)
+		f[k] = mk_half_to_float(h[k]);
 }
