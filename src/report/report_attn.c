@@ -359,13 +359,14 @@ void rp_section_axis(report *r)
 
 /* ---- Ding et al.: column sums on the real Q and K ------------------------------- */
 
-/* The longest sample (the most keys to explain away). */
+/* The longest sample (the most keys to explain away) of those whose
+ * queries and keys the encode kept. */
 static int64_t ra_longest(const char *attn_file)
 {
 	int64_t *len = NULL, count = 0, best = 0;
 
 	if (mk_lengths_read(attn_file, 0, &len, &count) == MK_OK)
-		for (int64_t s = 1; s < count; s++)
+		for (int64_t s = 1; s < count && s < RP_QK_SAMPLES; s++)
 			if (len[s] > len[best])
 				best = s;
 	free(len);
@@ -391,11 +392,12 @@ void rp_explain_real(report *r)
 		return;
 	}
 	fprintf(csv.f, "layer,norm,keys,explained_away,fraction_away,min_colsum,log10_median\n");
-	rp_md(r, "The queries and keys of sentence %s (the longest encoded) at each layer, all "
+	rp_md(r, "The queries and keys of sentence %s (the longest of the first %d, whose queries "
+	      "and keys the encode keeps) at each layer, all "
 	      "heads: how many keys softmax explains away (column sum below 10⁻⁸) and the "
 	      "smallest column sum, against DNAS.\n\n| layer | normalisation | keys | explained "
 	      "away | smallest column sum | median log10 column sum |\n"
-	      "|---:|---|---:|---:|---:|---:|\n", sample);
+	      "|---:|---|---:|---:|---:|---:|\n", sample, RP_QK_SAMPLES);
 	for (int64_t l = 0; l < layers; l++) {
 		char group[64];
 		const cJSON *n;
