@@ -60,10 +60,11 @@ main_job() {
 }
 
 # CI: the report is built and every figure it promises must exist and load
-# in a browser.
+# in a browser; every PNG is at most 500 KB and the contents' links resolve.
 report_check() {
 	say "maskkit report --quick, checked in headless Chromium"
 	main_job --quick --quiet
+	/usr/bin/python3 "$top/tests/report/page_check.py" "$top/report" || return 1
 	sh "$top/tests/report/browser_check.sh" "$top/report" "$top/report-screenshot.png"
 }
 

@@ -76,7 +76,9 @@ static int derive_png(const mk_attn_derive_opts *o, const mk_dataset_info *in, i
 	const double **mats = calloc((size_t)in->heads, sizeof *mats);
 	char (*labels)[32] = calloc((size_t)in->heads, sizeof *labels), title[160];
 	const char **names = calloc((size_t)in->heads, sizeof *names);
-	mk_heatmap_opts ho = {.title = title, .labels = names};
+	/* column 0 ([CLS], the sink) holds many times any other cell's mass: it
+	 * would set every head's top colour and leave the rest one colour */
+	mk_heatmap_opts ho = {.title = title, .labels = names, .range_skip_cols = m > 1};
 	int ret = mats && labels && names ? mk_range_parse("p1", &ho.range)
 					  : mk_error_set(MK_ENOMEM, "out of memory");
 

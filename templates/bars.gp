@@ -6,6 +6,9 @@
 #   labels   array: the groups' names (x axis)
 #   series   array: the series' names (key)
 #   ylabel   the y axis label
+#   ref, ref_name (optional)  a horizontal line at ref, named in the key: a
+#            number that holds for every group, drawn once, not as a bar
+#            repeated in each
 
 if (svg) {
 	set terminal svg noenhanced size 1000,520 font ',11' background '#ffffff'
@@ -32,5 +35,11 @@ do for [g = 1:rows_per_panel] {
 	set xtics add (labels[g] g - 1)
 }
 colours = '#1f4e99 #d9822b #3a9a5b #b03a48 #7b5ea7'
-plot for [s = 1:nseries] datafile using ($0 - 0.4 + width * (s - 0.5)):s with boxes \
-	lc rgb word(colours, (s - 1) % 5 + 1) title series[s]
+if (exists('ref')) {
+	plot for [s = 1:nseries] datafile using ($0 - 0.4 + width * (s - 0.5)):s with boxes \
+		lc rgb word(colours, (s - 1) % 5 + 1) title series[s], \
+	     ref with lines lw 2.5 dt 2 lc rgb '#202020' title ref_name
+} else {
+	plot for [s = 1:nseries] datafile using ($0 - 0.4 + width * (s - 0.5)):s with boxes \
+		lc rgb word(colours, (s - 1) % 5 + 1) title series[s]
+}

@@ -5,7 +5,7 @@
 # sparsity achieved.  One line per series (pattern and kernel, with norm,
 # backend, dtype and n when they vary): its colour is the pattern's, its
 # dash and point the kernel's, the same in every figure (masked, block,
-# csr).  The legend, outside the data, names the colours and the styles.
+# csr).  The legend, right of the data, names the colours and the styles.
 #
 # Data block `index p` is series p: achieved (%), median, q1, q3 (ms),
 # speed-up, its interval's low and high ends; NaN where unknown (a CSV from
@@ -62,9 +62,12 @@ plot for [p = 0:panels - 1] datafile index p \
 	(words(dense_ms) ? real(word(dense_ms, k)) : NaN) with lines lw 2.5 lc rgb 'black' \
 	dt k notitle
 unset logscale y
-set key outside right top vertical font ',10' samplen 3 spacing 1.1 title 'pattern, kernel' left
-set lmargin at screen 0.50
-set rmargin at screen 0.86
+# the legend starts right of the data and runs rightwards (sample, then its
+# name), so that a long list or long names never cover a point
+set key at screen 0.805, screen 0.90 left top vertical Left reverse font ',10' samplen 3 \
+	spacing 1.1 title 'pattern, kernel' left
+set lmargin at screen 0.49
+set rmargin at screen 0.79
 set ylabel 'speed-up over dense (x; bars: 95% interval)'
 set yrange [0:*]
 plot for [p = 0:panels - 1] datafile index p \

@@ -26,7 +26,8 @@ static void expect_viridis(const struct image *im, int64_t x, int64_t y, double 
 {
 	uint8_t want[3];
 	const uint8_t *px = pixel(im, x, y);
-	mk_colormap_viridis(t, want);
+	/* the picture holds t's level of viridis (a palette of MK_PIC_LEVELS + 1) */
+	mk_pic_palette(mk_pic_level(t), want);
 	ck_assert_msg(memcmp(px, want, 3) == 0, "pixel (%lld, %lld) is %u,%u,%u, expected t = %g",
 		      (long long)x, (long long)y, px[0], px[1], px[2], t);
 }
@@ -174,7 +175,7 @@ static int64_t count_ink(const mk_canvas *cv)
 {
 	int64_t ink = 0;
 	for (int64_t q = 0; q < cv->w * cv->h; q++)
-		ink += cv->rgb[3 * q] == 0;
+		ink += cv->px[q] == MK_PAL_INK;
 	return ink;
 }
 
@@ -191,14 +192,14 @@ static int64_t hashes(const char *s)
 
 START_TEST(font_draws_digits)
 {
-	static uint8_t buf[3 * 200 * 20];
-	mk_canvas cv = {.rgb = buf, .w = 200, .h = 20};
-	static const uint8_t black[3] = {0, 0, 0};
-	memset(buf, 255, sizeof buf);
+	static uint8_t buf[200 * 20];
+	mk_canvas cv = {.px = buf, .w = 200, .h = 20};
+	const uint8_t black = MK_PAL_INK;
+	memset(buf, MK_PAL_WHITE, sizeof buf);
 	mk_font_draw(&cv, 0, 0, 1, "1", black);
 	/* '1': one, two, one four times, then three pixels */
 	ck_assert_int_eq(count_ink(&cv), 10);
-	memset(buf, 255, sizeof buf);
+	memset(buf, MK_PAL_WHITE, sizeof buf);
 	mk_font_draw(&cv, 0, 0, 2, "0123456789", black);
 	ck_assert_int_eq(count_ink(&cv), 4 * hashes("0123456789"));
 	ck_assert_int_eq(mk_font_width("0123456789", 2), 2 * (10 * 6 - 1));
@@ -208,7 +209,7 @@ START_TEST(font_draws_digits)
 			ck_assert(strcmp(mk_font_glyph(a), mk_font_glyph(b)) != 0);
 	ck_assert_str_eq(mk_font_glyph('\x80'), mk_font_glyph('?'));
 	/* clipped at the canvas's edge, not written beyond it */
-	memset(buf, 255, sizeof buf);
+	memset(buf, MK_PAL_WHITE, sizeof buf);
 	mk_font_draw(&cv, 195, 15, 2, "8", black);
 	ck_assert(count_ink(&cv) > 0 && count_ink(&cv) < 4 * hashes("8"));
 }

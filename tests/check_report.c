@@ -269,9 +269,71 @@ START_TEST(render_fills_and_converts)
 	snprintf(path, sizeof path, "%s/index.html", dir);
 	html = slurp(path);
 	ck_assert_ptr_nonnull(strstr(html, "<title>maskkit report</title>"));
-	ck_assert_ptr_nonnull(strstr(html, "<h1>T</h1>"));
+	ck_assert_ptr_nonnull(strstr(html, "<h1 id=\"t\">T</h1>"));
 	ck_assert_ptr_nonnull(strstr(html, "<table>"));
 	ck_assert_ptr_nonnull(strstr(html, "<td>2</td>"));
+	free(md);
+	free(html);
+}
+END_TEST
+
+/* Every link to "#x" in html has an element with id="x"; returns the
+ * number of links. */
+static int anchors_resolve(const char *html)
+{
+	int links = 0;
+
+	for (const char *p = html; (p = strstr(p, "href=\"#"));) {
+		char want[256] = "id=\"";
+		size_t len = strcspn(p + 7, "\""), o = 4;
+		ck_assert_uint_lt(len, 200);
+		/* cmark percent-encodes the link; a browser decodes it to match */
+		for (size_t k = 0; k < len; k++) {
+			unsigned v;
+			if (p[7 + k] == '%' && sscanf(p + 8 + k, "%2x", &v) == 1) {
+				want[o++] = (char)v;
+				k += 2;
+			} else {
+				want[o++] = p[7 + k];
+			}
+		}
+		snprintf(want + o, sizeof want - o, "\"");
+		ck_assert_msg(strstr(html, want), "no element with %s", want);
+		links++;
+		p += 7;
+	}
+	return links;
+}
+
+/* The contents: a link per ## and #### heading (not those in fenced code),
+ * to GitHub's slug of its text (a repeated one numbered), and the HTML's
+ * headings carry those ids; a long table's <details> survives rendering. */
+START_TEST(render_contents_anchors)
+{
+	report r = {0};
+	char *md, *html;
+
+	snprintf(r.out, sizeof r.out, "%s", dir);
+	snprintf(path, sizeof path, "%s/report.md", dir);
+	put(path, "# Top\n\n{{toc}}\n\n## 1. A, Fig. 1: x = 2\n\n```sh\n# not a heading\n```\n\n"
+	    "#### R² of the model\n\n## 2. B (C & D)\n\n#### Part\n\n#### Part\n\n"
+	    "<details><summary>S</summary>\n\n| a |\n|---|\n| 1 |\n\n</details>\n");
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	put(path, "{{body}}\n");
+	setenv("MASKKIT_TEMPLATES", dir, 1);
+	ck_assert_int_eq(rp_render(&r, NULL, 0), MK_OK);
+	snprintf(path, sizeof path, "%s/README.md", dir);
+	md = slurp(path);
+	ck_assert_ptr_nonnull(strstr(md, "- [1. A, Fig. 1: x = 2](#1-a-fig-1-x--2)\n"
+				     "  - [R² of the model](#r²-of-the-model)\n"
+				     "- [2. B (C & D)](#2-b-c--d)\n  - [Part](#part)\n"
+				     "  - [Part](#part-1)\n"));
+	ck_assert_ptr_null(strstr(md, "not-a-heading"));
+	snprintf(path, sizeof path, "%s/index.html", dir);
+	html = slurp(path);
+	ck_assert_int_eq(anchors_resolve(html), 5);
+	ck_assert_ptr_nonnull(strstr(html, "<h2 id=\"2-b-c--d\">"));
+	ck_assert_ptr_nonnull(strstr(html, "<details><summary>S</summary>"));
 	free(md);
 	free(html);
 }
@@ -319,6 +381,11 @@ START_TEST(render_builtin_templates)
 	ck_assert_ptr_nonnull(strstr(md, "EQ9-TEXT"));
 	ck_assert_ptr_null(strstr(md, "{{"));
 	free(md);
+	/* a link to every section, each resolving */
+	snprintf(path, sizeof path, "%s/index.html", dir);
+	md = slurp(path);
+	ck_assert_int_ge(anchors_resolve(md), 10);
+	free(md);
 }
 END_TEST
 
@@ -335,6 +402,7 @@ static Suite *report_suite(void)
 	tcase_add_test(t, sweep_missing_file);
 	tcase_add_test(t, command_quoting);
 	tcase_add_test(t, render_fills_and_converts);
+	tcase_add_test(t, render_contents_anchors);
 	tcase_add_test(t, render_unknown_placeholder);
 	tcase_add_test(t, render_builtin_templates);
 	suite_add_tcase(s, t);

@@ -234,10 +234,19 @@ int mk_encode_tokenize(const mk_tokenizer *t, const mk_text_lines *texts, int64_
 int mk_encode_ids_read(const char *path, int64_t vocab, int64_t max_len, int64_t limit,
 		       uint64_t max_memory, mk_encode_ids *out);
 
+/* How maskkit encode lays out the maps: each sample padded to the longest,
+ * or without padding (see mk_encode_write). */
+typedef enum mk_encode_layout { MK_ENCODE_PADDED = 0, MK_ENCODE_RAGGED } mk_encode_layout;
+/* "padded", "ragged"; "?" for a value outside the enum. */
+const char *mk_encode_layout_name(mk_encode_layout l);
+
 typedef struct mk_encode_opts {
 	int64_t batch;       /* sentences per forward pass */
 	int64_t max_len;     /* recorded in the file */
 	bool qk;             /* also write /qk/layer_L/{q,k} */
+	int64_t qk_limit;    /* with qk: of the first qk_limit samples only (0: all) */
+	mk_encode_layout layout;
+	mk_dtype dtype;      /* stored floats: MK_DTYPE_F32 (also for 0) or MK_DTYPE_F16 */
 	const char *model, *text; /* recorded in the file */
 	void (*progress)(int64_t done, int64_t total, double seconds, void *arg);
 	void *progress_arg;
@@ -245,18 +254,35 @@ typedef struct mk_encode_opts {
 
 typedef struct mk_encode_result {
 	double seconds, write_seconds;
+	int64_t qk_samples;  /* samples whose queries and keys were written */
 	mk_encoder_times times;
 } mk_encode_result;
 
 /* Runs the samples through e batch by batch and writes, through a temporary
- * file renamed over path at the end (nothing left on failure):
- *   /attn     float32 [samples, layers, heads, n, n], sample i's
- *             probabilities in its top-left len_i x len_i, zeros elsewhere;
- *             chunks of one (sample, layer), shuffle + deflate level 1
+ * file renamed over path at the end (nothing left on failure), floats of
+ * o->dtype (float32 or IEEE float16, rounded to nearest even), every float
+ * dataset chunked with shuffle + deflate level 1:
+ *   MK_ENCODE_PADDED:
+ *   /attn     [samples, layers, heads, n, n], sample i's probabilities in
+ *             its top-left len_i x len_i, zeros elsewhere; chunks of one
+ *             (sample, layer)
+ *   /qk/layer_L/q, /qk/layer_L/k  [samples, heads, n, dk] with qk
+ *   MK_ENCODE_RAGGED (no padding):
+ *   /attn     [layers, T], T = heads * sum of len_i^2: layer l's row holds
+ *             each sample's [heads, len_i, len_i] block in turn, sample i's
+ *             from offsets[i] to offsets[i + 1]; attributes layout =
+ *             "ragged", heads, n (the longest)
+ *   /offsets  int64 [samples + 1]: offsets[0] = 0, offsets[i + 1] =
+ *             offsets[i] + heads len_i^2
+ *   /qk/layer_L/q, /qk/layer_L/k  [tokens, heads, dk] with qk: sample i's
+ *             rows from the sum of the lengths before it; attribute layout =
+ *             "ragged"
+ *   both:
  *   /lengths  int64 [samples]; /ids int32 [samples, n]
- *   /qk/layer_L/q, /qk/layer_L/k  float32 [samples, heads, n, dk] with qk
- * and the root attributes model, model_type, text (fixed-length strings),
- * layers, heads, max_len, truncated. */
+ * With qk_limit the queries and keys are those of the first qk_limit
+ * samples (the dataset's leading axis, or its tokens, that many samples
+ * long).  The root attributes: model, model_type, text (fixed-length
+ * strings), layers, heads, max_len, truncated. */
 int mk_encode_write(mk_encoder *e, const mk_encode_ids *x, const mk_encode_opts *o,
 		    const char *path, mk_encode_result *r);
 
@@ -274,6 +300,9 @@ typedef struct mk_encode_run_opts {
 	int64_t limit;         /* the first limit samples (0: all) */
 	int64_t batch;
 	bool qk;
+	int64_t qk_limit;      /* as mk_encode_opts' (qk_limit > 0 implies qk) */
+	mk_encode_layout layout;
+	mk_dtype dtype;
 	uint64_t max_memory;
 	void (*progress)(int64_t done, int64_t total, double seconds, void *arg);
 	void *progress_arg;
@@ -285,6 +314,8 @@ typedef struct mk_encode_summary {
 	double seconds, rate;   /* rate: samples a second */
 	mk_encoder_times times;
 	const char *output;
+	const char *layout, *dtype; /* "padded" or "ragged"; "float32" or "float16" */
+	int64_t qk_samples;         /* samples whose queries and keys were written */
 } mk_encode_summary;
 
 /* Loads model's encoder (a model directory, or a weights file with

@@ -41,14 +41,22 @@ void mk_range_describe(const mk_range *r, char *buf, size_t size);
  * a colour bar with values on its right.  Panels of k < MK_PIC_SMALL are
  * drawn floor(2 MK_PIC_SMALL / k) pixels an entry (nearest neighbour), so a
  * side of MK_PIC_SMALL + 1 to 2 MK_PIC_SMALL pixels; larger k as in
- * mk_png_matrices (one pixel an entry up to max_px, block means beyond). */
+ * mk_png_matrices (one pixel an entry up to max_px, block means beyond).
+ * Without max_px a side is at most 1024 / columns pixels and the panels
+ * 2^19 pixels in all (a side of 128 at least), which keeps a grid of noisy
+ * panels under 500 KB.  The PNG is a palette image: 241 levels of viridis. */
 #define MK_PIC_SMALL 256
 typedef struct mk_heatmap_opts {
 	mk_range range;
 	const char *title;          /* NULL: none */
 	const char *const *labels;  /* one per panel ("head 3"), or NULL */
-	int64_t max_px;             /* 0: 1024 */
+	int64_t max_px;             /* 0: 1024 (framed: see above) */
 	bool plain;                 /* no frame, no scaling up: the bare panels */
+	/* the first columns do not set the colour range (drawn all the same, in
+	 * the end colour when above it): a sink column such as [CLS] holds many
+	 * times any other cell's attention and would leave the rest one colour.
+	 * 0 to k - 1; the title says so. */
+	int64_t range_skip_cols;
 } mk_heatmap_opts;
 int mk_png_heatmaps(const char *path, const double *const *mats, int count, int64_t k,
 		    int64_t lda, int columns, const mk_heatmap_opts *o);

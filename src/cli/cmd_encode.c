@@ -17,8 +17,14 @@
 typedef struct enc_opts {
 	mk_encode_run_opts r; /* the library's: --text, --ids, --mask, --max-len ... */
 	const char *out;
+	int dtype, layout;
 	bool json, quiet;
 } enc_opts;
+
+static const char *const enc_dtypes[] = {"fp32", "fp16", NULL};
+static const int enc_dtype_values[] = {MK_DTYPE_F32, MK_DTYPE_F16};
+static const char *const enc_layouts[] = {"padded", "ragged", NULL};
+static const int enc_layout_values[] = {MK_ENCODE_PADDED, MK_ENCODE_RAGGED};
 
 static const struct cli_opt enc_table[] = {
 	CLI_OPT_READ("text", 0, enc_opts, r.text, "FILE",
@@ -41,6 +47,12 @@ static const struct cli_opt enc_table[] = {
 	CLI_OPT_UINT("seed", 0, enc_opts, r.seed, "SEED", "0", "seed of --mask's random terms"),
 	CLI_OPT_FLAG("qk", 0, enc_opts, r.qk,
 		     "also write each layer's queries and keys, /qk/layer_L/{q,k}"),
+	CLI_OPT_INT("qk-limit", 0, enc_opts, r.qk_limit, "K", 1, INT64_MAX / 2, NULL,
+		    "queries and keys of the first K samples only (implies --qk)"),
+	CLI_OPT_ENUM("dtype", 0, enc_opts, dtype, "T", enc_dtypes, enc_dtype_values, "fp32",
+		     "stored floats: fp32, or fp16 (IEEE half, rounded to nearest: half the size)"),
+	CLI_OPT_ENUM("layout", 0, enc_opts, layout, "L", enc_layouts, enc_layout_values, "padded",
+		     "padded (every sample N long) or ragged (no padding; see below)"),
 	CLI_OPT_READ("tokenizer", 0, enc_opts, r.tokenizer, "PATH",
 		     "the tokenizer (tokenizer.json, vocab.txt or their directory; default: "
 		     "MODEL's directory)"),
@@ -94,6 +106,8 @@ static int enc_exec(void *opts, const cli_args *a)
 
 	if ((ret = enc_check(o, a)))
 		return ret;
+	o->r.dtype = (mk_dtype)o->dtype;
+	o->r.layout = (mk_encode_layout)o->layout;
 	o->r.progress = o->quiet ? NULL : enc_progress;
 	o->r.progress_arg = &tty;
 	if ((ret = mk_encode_run(a->argv[0], &o->r, o->out, &r)))
@@ -106,7 +120,8 @@ const struct mk_cmd mk_cmd_encode = {
 	.name = "encode",
 	.summary = "attention maps of a text from a BERT-family model (forward pass on the CPU)",
 	.synopsis = "MODEL --text FILE [--sentences] [--max-len N] [--limit K] [--batch B]\n"
-		    " [--mask EXPR] [--qk] [--json] [--quiet] -o OUT.h5\n"
+		    " [--mask EXPR] [--qk] [--qk-limit K] [--dtype fp32|fp16]\n"
+		    " [--layout padded|ragged] [--json] [--quiet] -o OUT.h5\n"
 		    "MODEL --ids FILE [options] -o OUT.h5",
 	.opts = enc_table,
 	.opts_size = sizeof(enc_opts),
@@ -123,18 +138,30 @@ const struct mk_cmd mk_cmd_encode = {
 "such as bert. or roberta.) or TF/Keras ones (.../layer_0/attention/self/\n"
 "query/kernel), and checked against config.json.\n"
 "\n"
-"The output, OUT.h5:\n"
-"  /attn      float32 [samples, layers, heads, N, N]: sample i's P = softmax(Q K^T\n"
+"The output, OUT.h5, of floats float32 (or float16 with --dtype fp16), every\n"
+"float dataset chunked with shuffle + deflate; with --layout padded (the\n"
+"default):\n"
+"  /attn      [samples, layers, heads, N, N]: sample i's P = softmax(Q K^T\n"
 "             / sqrt(dk)) in its top-left len_i x len_i (row: query), zeros elsewhere;\n"
-"             N is the longest sample; chunks of a (sample, layer) tile, shuffle + deflate\n"
+"             N is the longest sample; chunks of a (sample, layer) tile\n"
+"  /qk/layer_L/q, /qk/layer_L/k   (--qk) [samples, heads, N, dk], zero-padded:\n"
+"             the queries with their bias, before the 1/sqrt(dk) scaling, and the keys\n"
+"with --layout ragged (no padding; attribute layout = \"ragged\"):\n"
+"  /attn      [layers, T]: layer l's row holds each sample's [heads, len_i, len_i]\n"
+"             in turn, sample i's at offsets[i] .. offsets[i+1]; attributes heads, n\n"
+"  /offsets   int64 [samples + 1]: offsets[i+1] = offsets[i] + heads len_i^2\n"
+"  /qk/layer_L/q, /qk/layer_L/k   (--qk) [tokens, heads, dk]: sample i's rows\n"
+"             from the sum of the lengths before it\n"
+"and in both:\n"
 "  /lengths   int64 [samples]: tokens, [CLS] and [SEP] included\n"
 "  /ids       int32 [samples, N]: the token ids, 0-padded\n"
-"  /qk/layer_L/q, /qk/layer_L/k   (--qk) float32 [samples, heads, N, dk], zero-padded:\n"
-"             the queries with their bias, before the 1/sqrt(dk) scaling, and the keys\n"
 "and the root's attributes model, model_type, text, layers, heads, max_len\n"
-"and truncated.  measure, attn-stats, prune and axis read OUT.h5 as a data\n"
-"set; explain reads one sample's queries and keys with OUT.h5:/qk/layer_L\n"
-"--sample K.\n",
+"and truncated.  measure, attn-stats, attn-derive, prune and axis read\n"
+"OUT.h5 as a data set, either layout alike; explain reads one sample's\n"
+"queries and keys with OUT.h5:/qk/layer_L --sample K.  --qk-limit K keeps\n"
+"the queries and keys of the first K samples only (they hardly compress:\n"
+"on 223 sentences of GPL-3, float32, 117 MB of the 215 MB padded file).\n"
+"docs/encode.md gives each layout's size and how to read them with numpy.\n",
 	.notes =
 "Each batch of samples is run at once without padding: the projections\n"
 "are single sgemm calls over all the batch's tokens, attention runs per\n"
@@ -150,5 +177,7 @@ const struct mk_cmd mk_cmd_encode = {
 "embeddings) and relative position embeddings are refused.\n",
 	.examples =
 "  maskkit encode ~/.cache/maskkit/all-MiniLM-L6-v2 --text book.txt --sentences -o maps.h5\n"
-"  maskkit encode model.safetensors --config config.json --ids ids.txt --qk -o maps.h5\n",
+"  maskkit encode model.safetensors --config config.json --ids ids.txt --qk -o maps.h5\n"
+"  maskkit encode ~/.cache/maskkit/all-MiniLM-L6-v2 --text book.txt --sentences \\\n"
+"      --layout ragged --dtype fp16 -o maps.h5\n",
 };

@@ -93,9 +93,11 @@ static void toep_free_outputs(toep_opts *o, int count)
 static int toep_png(const char *path, const mk_matrix *p, const mk_range *range)
 {
 	const double *mats[1] = {p->data};
-	char title[64];
+	char title[96];
 
-	snprintf(title, sizeof title, "P = E_P E_P^T, n = %" PRId64, p->rows);
+	/* in words: the heatmap's font has no sub- or superscripts */
+	snprintf(title, sizeof title, "P: dot products of the position embeddings, n = %" PRId64,
+		 p->rows);
 	return mk_png_heatmaps(path, mats, 1, p->rows, p->rows, 1,
 			       &(mk_heatmap_opts){.range = *range, .title = title});
 }
@@ -131,8 +133,8 @@ static int toep_profile_plot(const char *path, const mk_toeplitz_model *r)
 			row[2 + c] = j >= 0 && j < n ? p->data[shown[c] * n + j] : NAN;
 		}
 	}
-	snprintf(title, sizeof title, "Toeplitz profile of P = E_P E_P^T (n = %" PRId64
-		 ", R^2 = %.4f)", n, r->all.r2);
+	snprintf(title, sizeof title, "Toeplitz profile of P, the position embeddings' dot products "
+		 "(n = %" PRId64 ", R² = %.4f)", n, r->all.r2);
 	ret = mk_plot_run(&(mk_plot){.template_name = "toeplitz_profile", .output = path,
 				     .title = title, .data = data, .rows = rows, .ncols = ncols,
 				     .col_names = cols, .panels = 1});

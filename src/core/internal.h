@@ -17,6 +17,11 @@
 #define MK_HOT
 #endif
 
+/* IEEE half-precision bits of f, rounded to nearest even, and a half's
+ * value (exact: every half is a float) (dtype.c). */
+uint16_t mk_half_from_float(float f);
+float mk_half_to_float(uint16_t h);
+
 /* "1.5 GiB" and the like into buf (error.c). */
 void mk_format_bytes(uint64_t b, char *buf, size_t len);
 

@@ -18,31 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "par.h"
-#include "h5util.h"
-
-#define DS_MAX_RANK 5
-#define DS_NAME_CAP 256
-/* Bytes the readers keep per sample (its length, here and in the results,
- * its rho and a sorted copy of the lengths) and per (layer, head) (the
- * results and one block's counts): what mk_dataset_measure and
- * mk_attn_summary_dataset allocate besides their own accumulators. */
-#define DS_PER_SAMPLE 32
-#define DS_PER_HEAD 64
-
-struct mk_dataset {
-	hid_t file, dset, mtype;
-	mk_dataset_info info;
-	char path[1024], name[DS_NAME_CAP], lengths_name[DS_NAME_CAP];
-	int axis_s, axis_l, axis_h;  /* position of each leading axis, -1 when absent */
-	hsize_t dims[DS_MAX_RANK];
-	uint64_t used;               /* bytes the readers keep, chunk cache included */
-	bool reused;                 /* filtered chunks that span several blocks */
-	size_t msize, fsize;         /* bytes per element in memory, in the file */
-	int64_t *lengths;
-	uint8_t *raw;                /* heads x n x n elements of msize bytes */
-	uint8_t *m;                  /* masks: 0/1 */
-	hid_t dxpl;                  /* transfer properties: MPI-IO collective, or default */
-};
+#include "dataset_internal.h"
+#include "h5write.h"
 
 /* "attn": what maskkit encode writes */
 static const char *const ds_default_names[] = {"masks", "mask", "attentions", "attention",
@@ -164,6 +141,8 @@ static int ds_shape(mk_dataset *d, const char *axes)
 		H5Sget_simple_extent_dims(space, dims, NULL);
 	if (space >= 0)
 		H5Sclose(space);
+	if (mk_ds_ragged_is(d))
+		return mk_ds_ragged_shape(d, axes);
 	if ((ret = ds_axes(d, axes, rank)))
 		return ret;
 	for (int k = 0; k < rank; k++)
@@ -197,18 +176,24 @@ static int ds_type(mk_dataset *d)
 		if (size <= 8)
 			d->mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
 	} else if (cls == H5T_FLOAT && size >= 2 && size <= 8) {
-		d->mtype = H5Tcopy(H5T_NATIVE_FLOAT);
+		/* libhdf5 converts float16 on a general path, 10 times slower than
+		 * reading the data (a minute for encode's 1 GB of padded maps) */
+		d->half = mk_ds_is_half(ftype);
+		d->mtype = d->half ? mk_h5_type_f16() : H5Tcopy(H5T_NATIVE_FLOAT);
 		d->info.is_float = true;
 	}
 	if (ftype >= 0) {
 		d->info.dtype = mk_h5_dtype(ftype);
 		H5Tclose(ftype);
 	}
+	if (d->ragged && !d->info.is_float)
+		return mk_error_set(MK_EFORMAT, "'%s': the ragged dataset '%s' must hold attention "
+				    "probabilities (float16/32/64)", d->path, d->name);
 	if (d->mtype < 0)
 		return mk_error_set(MK_EFORMAT, "'%s': dataset '%s' does not hold masks (integers or "
 				    "booleans) or attention probabilities (float16/32/64)", d->path,
 				    d->name);
-	d->msize = H5Tget_size(d->mtype);
+	d->msize = d->half ? sizeof(float) : H5Tget_size(d->mtype); /* in d->raw, once converted */
 	d->fsize = size;
 	return MK_OK;
 }
@@ -236,8 +221,18 @@ static int ds_lengths(mk_dataset *d, const char *want, uint64_t max_memory, bool
 	int ret;
 
 	if ((want && (!*want || !strcmp(want, "none"))) ||
-	    (!want && !mk_h5_is_dataset(d->file, "lengths")))
+	    (!want && !mk_h5_is_dataset(d->file, "lengths"))) {
+		/* a ragged block's size is its length's */
+		if (d->ragged && want) {
+			mk_error_set(MK_EINVAL, "'%s': the ragged dataset '%s' cannot be read without "
+				     "its lengths", d->path, d->name);
+			return mk_error_param("lengths");
+		}
+		if (d->ragged)
+			return mk_error_set(MK_EFORMAT, "'%s': the ragged dataset '%s' needs the file's "
+					    "'lengths', which it lacks", d->path, d->name);
 		goto fixed;
+	}
 	ds_slash(d->lengths_name, sizeof d->lengths_name, want ? want : "lengths");
 	if (!strcmp(d->lengths_name, d->name))
 		return mk_error_set(MK_EINVAL, "'%s': the lengths and the data are the same dataset "
@@ -293,6 +288,10 @@ static int ds_sizes(mk_dataset *d, uint64_t max_memory)
 		return ret;
 	d->used = mk_h5_add(mk_h5_add(bytes, (uint64_t)in->samples * DS_PER_SAMPLE),
 			    mk_h5_mul(lh, DS_PER_HEAD));
+	if (d->ragged) { /* the offsets, and what is stored: no padding */
+		d->used = mk_h5_add(d->used, (uint64_t)(in->samples + 1) * sizeof *d->offsets);
+		d->info.bytes = mk_h5_mul(mk_h5_mul(d->dims[0], d->dims[1]), d->fsize);
+	}
 	snprintf(what, sizeof what, "'%s': dataset '%s' (one block of %" PRId64 " heads x %" PRId64
 		 " x %" PRId64 ", and results for %" PRId64 " samples x %" PRId64 " layers x %" PRId64
 		 " heads)", d->path, d->name, in->heads, in->n, in->n, in->samples, in->layers,
@@ -311,9 +310,15 @@ static int ds_prepare(mk_dataset *d, uint64_t max_memory)
 
 	for (int k = 0; k < in->rank; k++)
 		count[k] = k == d->axis_s || k == d->axis_l ? 1 : d->dims[k];
-	ret = mk_h5_prepare_read(&d->dset, d->path, d->name, in->rank, d->dims, &(mk_h5_reads){
-		.count = count, .steps = {d->axis_s >= 0 ? d->axis_s : d->axis_l,
-					  d->axis_s >= 0 ? d->axis_l : -1},
+	if (d->ragged) { /* [layers, T]: stretches of a row, at most heads x n x n long */
+		uint64_t most = mk_h5_mul((uint64_t)in->heads, (uint64_t)in->n * (uint64_t)in->n);
+		count[0] = 1;
+		count[1] = most < d->dims[1] ? most : d->dims[1];
+	}
+	ret = mk_h5_prepare_read(&d->dset, d->path, d->name, d->ragged ? 2 : in->rank, d->dims,
+				 &(mk_h5_reads){.count = count,
+		.steps = {d->ragged ? 1 : d->axis_s >= 0 ? d->axis_s : d->axis_l,
+			  d->ragged ? 0 : d->axis_s >= 0 ? d->axis_l : -1},
 		.max_memory = max_memory, .used = d->used, .cache = &cache});
 	d->used += cache;
 	if (ret == MK_OK && cache > 0) {
@@ -429,6 +434,8 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 		ret = ds_prepare(d, o->max_memory);
 	if (ret == MK_OK)
 		ret = ds_lengths(d, o->lengths, o->max_memory, o->shape_only);
+	if (ret == MK_OK && d->ragged && !o->shape_only)
+		ret = mk_ds_ragged_offsets(d, o->max_memory);
 	if (o->parallel && mk_par_size() > 1)
 		ret = ds_parallel(d, o, ret);
 	if (ret) {
@@ -452,6 +459,7 @@ void mk_dataset_close(mk_dataset *d)
 	if (d->file >= 0)
 		H5Fclose(d->file);
 	free(d->lengths);
+	free(d->offsets);
 	free(d->raw);
 	free(d->m);
 	free(d);
@@ -543,10 +551,16 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 		start[d->axis_l] = (hsize_t)layer;
 	if (d->axis_h >= 0)
 		count[d->axis_h] = (hsize_t)in->heads;
+	if (d->ragged) { /* one stretch of layer's row */
+		start[0] = (hsize_t)layer;
+		start[1] = (hsize_t)d->offsets[sample];
+		count[0] = 1;
+		count[1] = (hsize_t)(d->offsets[sample + 1] - d->offsets[sample]);
+	}
 	fspace = H5Dget_space(d->dset);
 	/* the selection's own shape: a 1-D memory space makes libhdf5 copy
 	 * element by element (15-20 times slower) */
-	mspace = H5Screate_simple(in->rank, count, NULL);
+	mspace = H5Screate_simple(d->ragged ? 2 : in->rank, count, NULL);
 	if (fspace >= 0 && mspace >= 0 &&
 	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
 		st = H5Dread(d->dset, d->mtype, mspace, fspace, d->dxpl, d->raw);
@@ -560,8 +574,12 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 		return mk_error_set(MK_EFORMAT, "'%s': cannot read sample %" PRId64 ", layer %" PRId64
 				    " of dataset '%s' (truncated or damaged file?)", d->path, sample,
 				    layer, d->name);
+	if (d->half)
+		mk_ds_halves(d->raw, d->ragged ? count[1] : cells);
 	*out = (mk_dataset_block){.sample = sample, .layer = layer, .heads = in->heads,
 				  .n = in->n, .len = d->lengths[sample]};
+	if (d->ragged)
+		mk_ds_ragged_spread(d, sample);
 	if (in->is_float) {
 		out->p = (const float *)d->raw;
 		return ds_check_floats(d, out);

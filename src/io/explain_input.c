@@ -362,12 +362,14 @@ cleanup:
 
 /* ---- one sample of maskkit encode's queries and keys ------------------------- */
 
-/* The 4-D float dataset group/name's dims, opened in *d. */
-static int qk_open4(const qk_file *f, const char *name, hid_t *d, hsize_t dims[4])
+/* Dataset group/name, q or k, as encode --qk writes it: [samples, heads, N,
+ * dk] (padded), or [tokens, heads, dk] with the attribute layout = "ragged";
+ * opened in *d, its rank in *rank. */
+static int qk_open_qk(const qk_file *f, const char *name, hid_t *d, hsize_t dims[4], int *rank)
 {
-	char full[4096];
+	char full[4096], layout[16];
 	hid_t sp;
-	int ok;
+	bool ok;
 
 	snprintf(full, sizeof full, "%s/%s", f->group, name);
 	if (!mk_h5_is_dataset(f->h, full)) {
@@ -380,48 +382,98 @@ static int qk_open4(const qk_file *f, const char *name, hid_t *d, hsize_t dims[4
 	}
 	if ((*d = H5Dopen2(f->h, full, H5P_DEFAULT)) < 0)
 		return mk_error_set(MK_EFORMAT, "%s: cannot open '%s'", f->path, full);
+	mk_h5_attr_text(*d, "layout", layout, sizeof layout);
 	sp = H5Dget_space(*d);
-	ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 4 &&
-	     H5Sget_simple_extent_dims(sp, dims, NULL) == 4;
+	*rank = strcmp(layout, "ragged") ? 4 : 3;
+	ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == *rank &&
+	     H5Sget_simple_extent_dims(sp, dims, NULL) == *rank;
 	if (sp >= 0)
 		H5Sclose(sp);
 	if (!ok) {
-		mk_error_set(MK_EFORMAT, "%s: '%s' must be [samples, heads, N, dk] to read a sample",
-			     f->path, full);
+		mk_error_set(MK_EFORMAT, "%s: '%s' must be %s to read a sample", f->path, full,
+			     *rank == 4 ? "[samples, heads, N, dk]" : "ragged [tokens, heads, dk]");
 		return mk_error_param("sample");
 	}
-	return mk_h5_check_layout(*d, f->path, full, 4, dims);
+	return mk_h5_check_layout(*d, f->path, full, *rank, dims);
 }
 
-/* Sample s's first len rows of each head, [heads, len, dk], as float32. */
-static int qk_read_rows(const qk_file *f, hid_t d, const hsize_t dims[4], int64_t s, int64_t len,
-			uint64_t max_memory, const char *what, mk_tensor *t)
+/* Sample s's len rows of each head, [heads, len, dk], as float32: padded,
+ * the first len of its N; ragged (rank 3), rows from..from + len of the
+ * tokens, moved from [len, heads, dk]. */
+static int qk_read_rows(const qk_file *f, hid_t d, const hsize_t *dims, int rank, int64_t s,
+			int64_t from, int64_t len, uint64_t max_memory, const char *what,
+			mk_tensor *t)
 {
-	hsize_t start[4] = {(hsize_t)s, 0, 0, 0}, count[4] = {1, dims[1], (hsize_t)len, dims[3]};
+	hsize_t start4[4] = {(hsize_t)s, 0, 0, 0}, count4[4] = {1, dims[1], (hsize_t)len, dims[3]};
+	hsize_t start3[3] = {(hsize_t)from, 0, 0}, count3[3] = {(hsize_t)len, dims[1], dims[2]};
+	int64_t heads = (int64_t)dims[1], dk = (int64_t)dims[rank - 1];
 	hid_t fsp = H5I_INVALID_HID, msp = H5I_INVALID_HID;
-	int ret = mk_tensor_new(3, (int64_t[]){(int64_t)dims[1], len, (int64_t)dims[3]},
-				MK_DTYPE_F32, max_memory, what, t);
+	mk_tensor tmp = {0};
+	int ret = mk_tensor_new(3, (int64_t[]){heads, len, dk}, MK_DTYPE_F32, max_memory, what, t);
 
+	if (ret == MK_OK && rank == 3)
+		ret = mk_tensor_new(3, (int64_t[]){len, heads, dk}, MK_DTYPE_F32, max_memory, what,
+				    &tmp);
 	if (ret)
-		return ret;
+		goto cleanup;
 	fsp = H5Dget_space(d);
-	msp = H5Screate_simple(4, count, NULL);
+	msp = H5Screate_simple(rank, rank == 3 ? count3 : count4, NULL);
 	if (fsp < 0 || msp < 0 ||
-	    H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-	    H5Dread(d, H5T_NATIVE_FLOAT, msp, fsp, H5P_DEFAULT, t->data) < 0)
+	    H5Sselect_hyperslab(fsp, H5S_SELECT_SET, rank == 3 ? start3 : start4, NULL,
+				rank == 3 ? count3 : count4, NULL) < 0 ||
+	    H5Dread(d, H5T_NATIVE_FLOAT, msp, fsp, H5P_DEFAULT, rank == 3 ? tmp.data : t->data) < 0)
 		ret = mk_error_set(MK_EFORMAT, "%s: cannot read sample %lld of '%s/%s'", f->path,
 				   (long long)s, f->group, what);
+	for (int64_t i = 0; ret == MK_OK && rank == 3 && i < len; i++)
+		for (int64_t h = 0; h < heads; h++)
+			memcpy(t->data + (h * len + i) * dk, tmp.data + (i * heads + h) * dk,
+			       (size_t)dk * sizeof *t->data);
 	for (uint64_t e = 0; ret == MK_OK && e < mk_tensor_count(t); e++)
 		if (!isfinite(t->data[e]))
 			ret = mk_error_set(MK_EFORMAT, "%s: '%s/%s' of sample %lld holds NaN or Inf",
 					   f->path, f->group, what, (long long)s);
+cleanup:
 	if (msp >= 0)
 		H5Sclose(msp);
 	if (fsp >= 0)
 		H5Sclose(fsp);
+	mk_tensor_release(&tmp);
 	if (ret)
 		mk_tensor_release(t);
 	return ret;
+}
+
+/* The samples whose rows q and k hold: padded, their leading axis; ragged,
+ * as many of the lengths as add up to their tokens (MK_EFORMAT when none
+ * do).  *from: the sample's first row (ragged). */
+static int qk_samples(const qk_file *f, const hsize_t *qd, int rank, const int64_t *len,
+		      int64_t count, int64_t sample, int64_t *samples, int64_t *from)
+{
+	int64_t sum = 0, k = 0;
+
+	*from = *samples = 0;
+	if (rank == 4) {
+		*samples = (int64_t)qd[0];
+		if (len && count < *samples)
+			return mk_error_set(MK_EFORMAT, "%s: '/lengths' has %lld entries but q and k of "
+					    "'%s' %lld samples", f->path, (long long)count, f->group,
+					    (long long)*samples);
+		return MK_OK;
+	}
+	if (!len)
+		return mk_error_set(MK_EFORMAT, "%s: the ragged q and k of '%s' are read with the "
+				    "file's '/lengths', which it lacks", f->path, f->group);
+	for (; k < count && sum < (int64_t)qd[0]; k++) {
+		if (k == sample)
+			*from = sum;
+		sum += len[k];
+	}
+	if (sum != (int64_t)qd[0])
+		return mk_error_set(MK_EFORMAT, "%s: the ragged q and k of '%s' hold %llu tokens, not "
+				    "the lengths of their first samples added up", f->path, f->group,
+				    (unsigned long long)qd[0]);
+	*samples = k;
+	return MK_OK;
 }
 
 int mk_qk_read_sample(const char *spec, int64_t sample, uint64_t max_memory, mk_qk *out)
@@ -429,37 +481,42 @@ int mk_qk_read_sample(const char *spec, int64_t sample, uint64_t max_memory, mk_
 	char path[4096];
 	qk_file f = {.path = path, .h = H5I_INVALID_HID};
 	hid_t dq = H5I_INVALID_HID, dk = H5I_INVALID_HID;
-	hsize_t qd[4], kd[4];
-	int64_t *len = NULL, count = 0, n;
+	hsize_t qd[4] = {0}, kd[4] = {0};
+	int64_t *len = NULL, count = 0, n, samples, from;
+	int qrank, krank;
 	mk_tensor q = {0}, k = {0};
 	int ret;
 
 	memset(out, 0, sizeof *out);
 	if ((ret = qk_open_file(spec, path, sizeof path, &f)))
 		return ret;
-	if ((ret = qk_open4(&f, "q", &dq, qd)) || (ret = qk_open4(&f, "k", &dk, kd)))
+	if ((ret = qk_open_qk(&f, "q", &dq, qd, &qrank)) ||
+	    (ret = qk_open_qk(&f, "k", &dk, kd, &krank)))
 		goto cleanup;
-	if (memcmp(qd, kd, sizeof qd)) {
+	if (qrank != krank || memcmp(qd, kd, sizeof qd)) {
 		ret = mk_error_set(MK_EFORMAT, "%s: q and k of '%s' differ in shape", path, f.group);
-		goto cleanup;
-	}
-	if (sample < 0 || (hsize_t)sample >= qd[0]) {
-		mk_error_set(MK_EINVAL, "sample %lld, but '%s' holds %llu samples, 0 to %llu",
-			     (long long)sample, *f.group ? f.group : "/",
-			     (unsigned long long)qd[0], (unsigned long long)qd[0] - 1);
-		ret = mk_error_param("sample");
 		goto cleanup;
 	}
 	/* the sample's real length: the file's /lengths, else all N rows */
 	n = (int64_t)qd[2];
-	if (mk_h5_is_dataset(f.h, "/lengths")) {
-		if ((ret = mk_h5_read_lengths(f.h, path, "/lengths", (int64_t)qd[0], &len, &count)) ||
-		    (ret = mk_lengths_check(len, count, n, "/lengths", " (N of q and k)")))
-			goto cleanup;
-		n = len[sample];
+	if (mk_h5_is_dataset(f.h, "/lengths") &&
+	    ((ret = mk_h5_read_lengths(f.h, path, "/lengths", -1, &len, &count)) ||
+	     (ret = mk_lengths_check(len, count, qrank == 4 ? n : MK_N_MAX, "/lengths",
+				     " (N of q and k)"))))
+		goto cleanup;
+	if ((ret = qk_samples(&f, qd, qrank, len, count, sample, &samples, &from)))
+		goto cleanup;
+	if (sample < 0 || sample >= samples) {
+		mk_error_set(MK_EINVAL, "sample %lld, but '%s' holds %lld samples, 0 to %lld",
+			     (long long)sample, *f.group ? f.group : "/", (long long)samples,
+			     (long long)samples - 1);
+		ret = mk_error_param("sample");
+		goto cleanup;
 	}
-	if ((ret = qk_read_rows(&f, dq, qd, sample, n, max_memory, "q", &q)) ||
-	    (ret = qk_read_rows(&f, dk, kd, sample, n, max_memory, "k", &k)))
+	if (len)
+		n = len[sample];
+	if ((ret = qk_read_rows(&f, dq, qd, qrank, sample, from, n, max_memory, "q", &q)) ||
+	    (ret = qk_read_rows(&f, dk, kd, krank, sample, from, n, max_memory, "k", &k)))
 		goto cleanup;
 	ret = mk_qk_adopt(&q, &k, out);
 cleanup:

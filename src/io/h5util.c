@@ -281,3 +281,72 @@ mk_dtype mk_h5_dtype(hid_t ftype)
 		return MK_DTYPE_NONE;
 	}
 }
+
+/* Attribute `name` of obj with its type and space (each H5I_INVALID_HID
+ * when absent), and their release. */
+typedef struct h5_attr {
+	hid_t a, t, sp;
+} h5_attr;
+
+static h5_attr h5_attr_open(hid_t obj, const char *name)
+{
+	h5_attr x = {H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID};
+
+	if (H5Aexists(obj, name) > 0 && (x.a = H5Aopen(obj, name, H5P_DEFAULT)) >= 0) {
+		x.t = H5Aget_type(x.a);
+		x.sp = H5Aget_space(x.a);
+	}
+	return x;
+}
+
+static void h5_attr_close(h5_attr *x)
+{
+	if (x->sp >= 0)
+		H5Sclose(x->sp);
+	if (x->t >= 0)
+		H5Tclose(x->t);
+	if (x->a >= 0)
+		H5Aclose(x->a);
+}
+
+bool mk_h5_attr_int(hid_t obj, const char *name, int64_t *v)
+{
+	h5_attr x = h5_attr_open(obj, name);
+	bool ok = x.t >= 0 && x.sp >= 0 && H5Tget_class(x.t) == H5T_INTEGER &&
+		  H5Sget_simple_extent_npoints(x.sp) == 1 && H5Aread(x.a, H5T_NATIVE_INT64, v) >= 0;
+
+	h5_attr_close(&x);
+	return ok;
+}
+
+void mk_h5_attr_text(hid_t obj, const char *name, char *buf, size_t cap)
+{
+	h5_attr x = h5_attr_open(obj, name);
+	size_t size = x.t >= 0 ? H5Tget_size(x.t) : 0;
+	hid_t m = H5I_INVALID_HID;
+
+	buf[0] = '\0';
+	if (x.t < 0 || x.sp < 0 || H5Tget_class(x.t) != H5T_STRING ||
+	    H5Sget_simple_extent_npoints(x.sp) != 1)
+		goto out;
+	if (H5Tis_variable_str(x.t) > 0) {
+		char *v = NULL;
+		m = H5Tcopy(H5T_C_S1);
+		if (m >= 0 && H5Tset_size(m, H5T_VARIABLE) >= 0 &&
+		    H5Tset_cset(m, H5Tget_cset(x.t)) >= 0 && H5Aread(x.a, m, &v) >= 0 && v) {
+			if (strlen(v) < cap)
+				snprintf(buf, cap, "%s", v);
+			H5free_memory(v);
+		}
+	} else if (size > 0 && size < cap) {
+		m = H5Tcopy(x.t);
+		if (m >= 0 && H5Aread(x.a, m, buf) >= 0)
+			buf[size] = '\0';
+		else
+			buf[0] = '\0';
+	}
+out:
+	if (m >= 0)
+		H5Tclose(m);
+	h5_attr_close(&x);
+}

@@ -30,6 +30,13 @@ bool mk_h5_same_object(hid_t a, hid_t b);
  * MK_DTYPE_NONE for any other. */
 mk_dtype mk_h5_dtype(hid_t ftype);
 
+/* The string attribute `name` of obj into buf ("" when absent, not a
+ * string or longer than cap - 1 bytes); fixed-length (NUL-padded or not)
+ * and variable-length alike. */
+void mk_h5_attr_text(hid_t obj, const char *name, char *buf, size_t cap);
+/* The scalar integer attribute `name` of obj; false when absent or not one. */
+bool mk_h5_attr_int(hid_t obj, const char *name, int64_t *v);
+
 /* Every dataset reached through hard links whose rank is `rank` (0: any)
  * and whose path, with its leading '/', contains each of the NULL-terminated
  * needles (NULL: no needles).  *out is NULL-terminated, sorted by strcmp,

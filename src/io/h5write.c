@@ -351,3 +351,16 @@ int mk_h5w_close(mk_h5w *w, int ret)
 	w->file = H5I_INVALID_HID;
 	return mk_h5w_status(w, ret);
 }
+
+hid_t mk_h5_type_f16(void)
+{
+	hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+
+	/* sign bit 15, exponent bits 10..14, fraction bits 0..9, bias 15 */
+	if (t >= 0 && (H5Tset_fields(t, 15, 10, 5, 0, 10) < 0 || H5Tset_size(t, 2) < 0 ||
+		       H5Tset_ebias(t, 15) < 0)) {
+		H5Tclose(t);
+		t = H5I_INVALID_HID;
+	}
+	return t;
+}

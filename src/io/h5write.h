@@ -33,4 +33,8 @@ int mk_h5w_open(mk_h5w *w, const char *path);
  * ret when the file was never opened. */
 int mk_h5w_close(mk_h5w *w, int ret);
 
+/* A new IEEE binary16 little-endian file type (numpy's and h5py's float16;
+ * libhdf5 1.10 has no predefined one), or H5I_INVALID_HID; H5Tclose it. */
+hid_t mk_h5_type_f16(void);
+
 #endif

@@ -128,10 +128,7 @@ static uint64_t st_le(const uint8_t *p, unsigned size)
 /* IEEE binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits. */
 double mk_st_half(uint16_t h)
 {
-	int e = (h >> 10) & 0x1f;
-	unsigned m = h & 0x3ffu;
-	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-	return h & 0x8000u ? -v : v;
+	return mk_half_to_float(h);
 }
 
 static double st_value(mk_st_dtype d, const uint8_t *p)

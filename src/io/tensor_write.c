@@ -210,11 +210,40 @@ struct tensor_job {
 	mk_dtype dtype;
 };
 
+/* Large tensors (attn-derive's indicators: 15 MB of 0/1 floats for 200
+ * sentences) are stored chunked, shuffled and deflated, chunks of at most
+ * TW_CHUNK elements taken from the last axes; small ones contiguous, as
+ * before.  H5P_DEFAULT, a new list, or H5I_INVALID_HID. */
+#define TW_DEFLATE_MIN ((uint64_t)1 << 18)
+#define TW_CHUNK ((hsize_t)1 << 18)
+static hid_t tensor_h5_dcpl(int rank, const hsize_t *dims)
+{
+	hsize_t chunk[MK_TENSOR_MAX_RANK], budget = TW_CHUNK;
+	uint64_t count = 1;
+	hid_t dcpl;
+
+	for (int k = 0; k < rank; k++)
+		count *= dims[k];
+	if (count < TW_DEFLATE_MIN || !mk_h5_have_deflate())
+		return H5P_DEFAULT;
+	for (int k = rank; k-- > 0;) {
+		chunk[k] = dims[k] < budget ? dims[k] : budget > 1 ? budget : 1;
+		budget = budget / chunk[k] ? budget / chunk[k] : 1;
+	}
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (dcpl >= 0 && (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
+			  H5Pset_deflate(dcpl, 1) < 0)) {
+		H5Pclose(dcpl);
+		dcpl = H5I_INVALID_HID;
+	}
+	return dcpl;
+}
+
 static int tensor_write_h5(const struct tensor_job *job, const char *tmp)
 {
 	const mk_tensor *t = job->t;
 	hsize_t dims[MK_TENSOR_MAX_RANK];
-	hid_t lcpl = H5I_INVALID_HID, space = H5I_INVALID_HID, dset;
+	hid_t lcpl = H5I_INVALID_HID, space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, dset;
 	mk_h5w w = {.file = H5I_INVALID_HID};
 	char **before = NULL;
 	size_t nb = 0;
@@ -233,10 +262,14 @@ static int tensor_write_h5(const struct tensor_job *job, const char *tmp)
 			     H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
 			     (space = H5Screate_simple(t->rank, dims, NULL)) < 0))
 		ret = mk_error_set(MK_ESYS, "HDF5 cannot describe the dataset");
+	if (ret == MK_OK && (dcpl = tensor_h5_dcpl(t->rank, dims)) < 0)
+		ret = mk_error_set(MK_ESYS, "HDF5 cannot describe the dataset");
 	if (ret == MK_OK &&
 	    (dset = H5Dcreate2(w.file, job->dataset, job->dtype == MK_DTYPE_F64 ? H5T_IEEE_F64LE
-			       : H5T_IEEE_F32LE, space, lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+			       : H5T_IEEE_F32LE, space, lcpl, dcpl, H5P_DEFAULT)) < 0)
 		ret = mk_error_set(MK_EINVAL, "HDF5 cannot create dataset '%s'", job->dataset);
+	if (dcpl >= 0 && dcpl != H5P_DEFAULT)
+		H5Pclose(dcpl);
 	if (ret == MK_OK && H5Dwrite(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
 				     t->data) < 0)
 		ret = mk_error_set(MK_ESYS, "HDF5 write failed");

@@ -106,7 +106,8 @@ int mk_encode_run(const char *model, const mk_encode_run_opts *o, const char *ou
 	if ((ret = enc_samples(o, model, e, r->max_len, &x)))
 		goto cleanup;
 	ret = mk_encode_write(e, &x, &(mk_encode_opts){
-		.batch = o->batch, .max_len = r->max_len, .qk = o->qk, .model = model,
+		.batch = o->batch, .max_len = r->max_len, .qk = o->qk || o->qk_limit > 0,
+		.qk_limit = o->qk_limit, .layout = o->layout, .dtype = o->dtype, .model = model,
 		.text = o->text ? o->text : o->ids, .progress = o->progress,
 		.progress_arg = o->progress_arg}, out, &res);
 	if (ret)
@@ -114,7 +115,10 @@ int mk_encode_run(const char *model, const mk_encode_run_opts *o, const char *ou
 	*r = (mk_encode_summary){.samples = x.samples, .n = x.n, .tokens = x.tokens,
 				 .truncated = x.truncated, .max_len = r->max_len,
 				 .seconds = res.seconds, .times = res.times, .output = out,
-				 .rate = res.seconds > 0 ? (double)x.samples / res.seconds : 0.0};
+				 .rate = res.seconds > 0 ? (double)x.samples / res.seconds : 0.0,
+				 .layout = mk_encode_layout_name(o->layout),
+				 .dtype = mk_dtype_name(o->dtype == MK_DTYPE_F16 ? MK_DTYPE_F16
+						       : MK_DTYPE_F32), .qk_samples = res.qk_samples};
 cleanup:
 	mk_encode_ids_release(&x);
 	mk_encoder_free(e);
@@ -147,6 +151,11 @@ static const mk_field enc_fields[] = {
 	{MK_FIELD(mk_encode_summary, times, "times", MK_FT_OBJ), .sub = &enc_times_record,
 	 .flags = MK_FF_JSON, .help = "seconds by step"},
 	{MK_FIELD(mk_encode_summary, output, "output", MK_FT_STR)},
+	{MK_FIELD(mk_encode_summary, layout, "layout", MK_FT_STR),
+	 .help = "padded (every sample N long) or ragged (no padding)"},
+	{MK_FIELD(mk_encode_summary, dtype, "dtype", MK_FT_STR), .help = "of the stored floats"},
+	{MK_FIELD(mk_encode_summary, qk_samples, "qk_samples", MK_FT_I64),
+	 .help = "samples whose queries and keys were written"},
 };
 
 const mk_record mk_encode_summary_record = MK_RECORD("encode", mk_encode_summary, enc_fields);

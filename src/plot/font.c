@@ -122,7 +122,7 @@ int64_t mk_font_width(const char *s, int scale)
 }
 
 void mk_font_draw(const mk_canvas *cv, int64_t x, int64_t y, int scale, const char *s,
-		  const uint8_t ink[3])
+		  uint8_t ink)
 {
 	for (; *s; s++, x += (MK_FONT_W + 1) * scale) {
 		const char *rows = mk_font_glyph(*s);
@@ -135,14 +135,13 @@ void mk_font_draw(const mk_canvas *cv, int64_t x, int64_t y, int scale, const ch
 }
 
 void mk_canvas_fill(const mk_canvas *cv, int64_t x, int64_t y, int64_t w, int64_t h,
-		    const uint8_t rgb[3])
+		    uint8_t colour)
 {
 	/* clipped, so callers may draw partly outside (a long title, a label at
 	 * the edge) */
 	int64_t x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
 	int64_t x1 = x + w > cv->w ? cv->w : x + w, y1 = y + h > cv->h ? cv->h : y + h;
 
-	for (int64_t yy = y0; yy < y1; yy++)
-		for (int64_t xx = x0; xx < x1; xx++)
-			memcpy(cv->rgb + 3 * (yy * cv->w + xx), rgb, 3);
+	for (int64_t yy = y0; yy < y1 && x1 > x0; yy++)
+		memset(cv->px + yy * cv->w + x0, colour, (size_t)(x1 - x0));
 }

@@ -2,7 +2,8 @@
  * The frame of a heatmap panel: its label, the position indices along its
  * left and bottom edges, and a colour bar with values on its right; and the
  * title over the grid.  Text is the 5 x 7 font of font.c at twice its size,
- * which stays legible on a screen and in a paper at the widths we draw.
+ * the title at three times (smaller only when it would not fit), which stays
+ * legible on a screen and in a paper at the widths we draw.
  *
  * Ticks fall on "nice" values, 1, 2 or 5 times a power of ten, spaced so
  * that their labels never touch: along an axis the step grows until one
@@ -18,6 +19,7 @@
 #include "plot_internal.h"
 
 #define FRAME_TEXT 2    /* the font's scale */
+#define FRAME_TITLE_TEXT 3 /* the title's: 15 x 21 pixels a glyph */
 #define FRAME_TICK 5    /* tick length */
 #define FRAME_PAD 3     /* between a tick and its label */
 #define FRAME_BAR_GAP 12
@@ -27,7 +29,7 @@
  * a minus sign */
 #define FRAME_BAR_PAD 8
 
-static const uint8_t frame_ink[3] = {30, 30, 30};
+#define frame_ink MK_PAL_INK
 
 static int64_t frame_text_h(const mk_frame *f)
 {
@@ -47,7 +49,7 @@ void mk_frame_layout(mk_frame *f, int64_t k, bool labels, bool title)
 	f->bottom = 1 + FRAME_TICK + FRAME_PAD + th + 8;
 	f->right = FRAME_BAR_GAP + FRAME_BAR_W + 1 + FRAME_TICK + FRAME_BAR_PAD +
 		   FRAME_BAR_CHARS * (MK_FONT_W + 1) * f->text + 8;
-	f->title_h = title ? th + 16 : 0;
+	f->title_h = title ? MK_FONT_H * FRAME_TITLE_TEXT + 18 : 0;
 }
 
 /* The least of 1, 2, 5 times a power of ten that is at least raw (> 0). */
@@ -128,10 +130,9 @@ static void frame_bar(const mk_frame *f, const mk_canvas *cv, int64_t x, int64_t
 	char s[16];
 
 	for (int64_t r = 0; r < side; r++) {
-		uint8_t rgb[3];
-		mk_colormap_viridis(hi > lo && side > 1 ? 1.0 - (double)r / (double)(side - 1) : 0.5,
-				    rgb);
-		mk_canvas_fill(cv, x, y + r, FRAME_BAR_W, 1, rgb);
+		uint8_t q = mk_pic_level(hi > lo && side > 1 ? 1.0 - (double)r / (double)(side - 1)
+						       : 0.5);
+		mk_canvas_fill(cv, x, y + r, FRAME_BAR_W, 1, q);
 	}
 	frame_box(cv, x, y, FRAME_BAR_W, side);
 	if (!(hi > lo)) {
@@ -167,7 +168,7 @@ void mk_frame_draw(const mk_frame *f, const mk_canvas *cv, int64_t x, int64_t y,
 
 void mk_frame_title(const mk_frame *f, const mk_canvas *cv, const char *title)
 {
-	int scale = f->text;
+	int scale = FRAME_TITLE_TEXT;
 
 	while (scale > 1 && mk_font_width(title, scale) > cv->w - 8)
 		scale--;

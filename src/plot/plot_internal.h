@@ -33,14 +33,27 @@ double mk_percentile(double *v, int64_t n, double pct);
 
 /* ---- the frame's pieces (font.c, plot_frame.c) ------------------------------ */
 
-/* Pixels of an RGB picture (or of a band of it), 3 bytes each, row by row. */
+/* The heatmaps' palette (plot_png.c): MK_PIC_LEVELS + 1 levels of viridis,
+ * index q showing t = q / MK_PIC_LEVELS, then grey for missing values,
+ * white and the ink of text and frames.  240 steps put every multiple of
+ * 1/10, 1/8, 1/6 and 1/5 on a level exactly, and neighbouring levels differ
+ * by at most 3 of 255 in any of R, G and B.  One byte a pixel instead of
+ * three is what keeps a grid of noisy panels under 500 KB. */
+#define MK_PIC_LEVELS 240
+enum { MK_PAL_MISSING = MK_PIC_LEVELS + 1, MK_PAL_WHITE, MK_PAL_INK, MK_PAL_SIZE };
+/* The level of t in [0, 1] (clamped; NaN is 0). */
+uint8_t mk_pic_level(double t);
+/* The colour of palette entry q. */
+void mk_pic_palette(int q, uint8_t rgb[3]);
+
+/* Pixels of a picture (or of a band of it) as palette indices, row by row. */
 typedef struct mk_canvas {
-	uint8_t *rgb;
+	uint8_t *px;
 	int64_t w, h;
 } mk_canvas;
 /* Fills a rectangle, clipped to the canvas. */
 void mk_canvas_fill(const mk_canvas *cv, int64_t x, int64_t y, int64_t w, int64_t h,
-		    const uint8_t rgb[3]);
+		    uint8_t colour);
 #define MK_FONT_W 5
 #define MK_FONT_H 7
 /* Glyph rows of c: 7 rows of 5 '#' or '.', each followed by a separator;
@@ -50,7 +63,7 @@ const char *mk_font_glyph(char c);
 int64_t mk_font_width(const char *s, int scale);
 /* Draws s with its top-left corner at (x, y), clipped to the canvas. */
 void mk_font_draw(const mk_canvas *cv, int64_t x, int64_t y, int scale, const char *s,
-		  const uint8_t ink[3]);
+		  uint8_t ink);
 
 /* The frame around each panel of side pixels showing k entries, in pixels. */
 typedef struct mk_frame {

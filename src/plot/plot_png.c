@@ -1,6 +1,9 @@
 /*
  * Heatmaps of real-valued matrices (attention weights, Gram matrices), one
- * panel per matrix in a grid, written with libpng as 8-bit RGB.
+ * panel per matrix in a grid, written with libpng as 8-bit palette images:
+ * 241 levels of viridis and the frame's three colours (plot_internal.h).
+ * A level is a third of an RGB picture's bytes and compresses far better on
+ * noisy panels, while no eye tells neighbouring levels apart.
  *
  * A k x k panel is drawn one pixel per entry up to max_px; beyond, its side
  * is exactly max_px and pixel x covers entries [x k / side, (x+1) k / side),
@@ -21,6 +24,12 @@
  * entry over a square (nearest neighbour), so the block of pixel y is entry
  * y k / side, never empty.
  *
+ * A framed grid without max_px gets panels of at most 1024 / columns pixels
+ * a side and 2^19 pixels in all (128 a side at least): the grid is then
+ * about as wide as one big panel, which a screen shows whole, and a noisy
+ * panel costs about a byte a pixel, so the file stays under 500 KB; 12
+ * heads at 512 pixels each made a picture of 2876 x 1731 pixels and 6 MB.
+ *
  * The picture is produced one band of panels at a time (a row of the grid,
  * frames included), so memory is one band of RGB plus one panel of means
  * (and its copy for the percentiles) whatever the count.
@@ -39,9 +48,12 @@
 #define MK_PIC_DEFAULT_MAX_PX 1024
 #define MK_PIC_GAP 2
 
-static const uint8_t mk_pic_missing[3] = {160, 160, 160};
-/* gaps and the empty cells of the last row are white (0xff bytes) */
-#define MK_PIC_BACKGROUND 0xff
+#define MK_PIC_FRAMED_PX 1024 /* a framed grid's panels across, without max_px */
+#define MK_PIC_FRAMED_AREA (1 << 19) /* and their pixels in all */
+static const uint8_t mk_pic_missing[3] = {160, 160, 160}, mk_pic_white[3] = {255, 255, 255},
+		     mk_pic_ink[3] = {30, 30, 30};
+/* gaps and the empty cells of the last row are white */
+#define MK_PIC_BACKGROUND MK_PAL_WHITE
 
 struct mk_pic {
 	const double *const *mats;
@@ -57,7 +69,8 @@ struct mk_pic {
 	int64_t width, height;
 	double *means;       /* one panel, side x side */
 	double *scratch;     /* side x side for the percentiles, or NULL */
-	uint8_t *band;       /* band_h pixel rows of the picture */
+	double *ranged;      /* side x side: the means that set the range, or NULL */
+	uint8_t *band;       /* band_h pixel rows of the picture, palette indices */
 	char title[256];     /* the caller's, with the colour range */
 	png_structp png;
 	png_infop info;
@@ -98,6 +111,38 @@ static void mk_pic_means(const struct mk_pic *p, const double *m)
 	}
 }
 
+uint8_t mk_pic_level(double t)
+{
+	/* NaN fails every comparison: test it first */
+	if (isnan(t) || t <= 0.0)
+		return 0;
+	return t >= 1.0 ? MK_PIC_LEVELS : (uint8_t)lround(t * MK_PIC_LEVELS);
+}
+
+void mk_pic_palette(int q, uint8_t rgb[3])
+{
+	if (q <= MK_PIC_LEVELS)
+		mk_colormap_viridis((double)q / MK_PIC_LEVELS, rgb);
+	else
+		memcpy(rgb, q == MK_PAL_MISSING ? mk_pic_missing : q == MK_PAL_WHITE ? mk_pic_white
+										: mk_pic_ink, 3);
+}
+
+/* The means that set the colour range: all of them, or without the pixels
+ * that show the first range_skip_cols columns (a sink column such as [CLS],
+ * many times every other cell, would leave the rest one colour). */
+static const double *mk_pic_ranged(const struct mk_pic *p)
+{
+	int64_t s = p->side, skip = p->o->range_skip_cols;
+
+	if (!p->ranged)
+		return p->means;
+	for (int64_t y = 0; y < s; y++)
+		for (int64_t x = 0; x < s; x++)
+			p->ranged[y * s + x] = x * p->k / s < skip ? NAN : p->means[y * s + x];
+	return p->ranged;
+}
+
 /* Draws the panel in p->means into the band with its top-left corner at
  * (x0, y0); *lo and *hi become its colour range. */
 static void mk_pic_paint(const struct mk_pic *p, int64_t x0, int64_t y0, double *lo, double *hi)
@@ -105,38 +150,52 @@ static void mk_pic_paint(const struct mk_pic *p, int64_t x0, int64_t y0, double 
 	int64_t s = p->side;
 	double scale;
 
-	mk_range_apply(&p->o->range, p->means, s * s, p->scratch, lo, hi);
+	mk_range_apply(&p->o->range, mk_pic_ranged(p), s * s, p->scratch, lo, hi);
 	/* A constant panel has no range to stretch: draw it at t = 0.5. */
 	scale = *hi > *lo ? 1.0 / (*hi - *lo) : 0.0;
 #pragma omp parallel for schedule(static)
 	for (int64_t y = 0; y < s; y++) {
-		uint8_t *px = p->band + 3 * ((y0 + y) * p->width + x0);
-		for (int64_t x = 0; x < s; x++, px += 3) {
+		uint8_t *px = p->band + (y0 + y) * p->width + x0;
+		for (int64_t x = 0; x < s; x++) {
 			double v = p->means[y * s + x];
-			if (isnan(v))
-				memcpy(px, mk_pic_missing, 3);
-			else
-				mk_colormap_viridis(scale > 0.0 ? (v - *lo) * scale : 0.5, px);
+			px[x] = isnan(v) ? MK_PAL_MISSING : mk_pic_level(scale > 0.0 ? (v - *lo) * scale
+										 : 0.5);
 		}
 	}
+}
+
+/* The palette, written before the pixels. */
+static void mk_pic_plte(png_structp png, png_infop info)
+{
+	png_color plte[MK_PAL_SIZE];
+
+	for (int q = 0; q < MK_PAL_SIZE; q++) {
+		uint8_t rgb[3];
+		mk_pic_palette(q, rgb);
+		plte[q] = (png_color){rgb[0], rgb[1], rgb[2]};
+	}
+	png_set_PLTE(png, info, plte, MK_PAL_SIZE);
 }
 
 /* Everything that may longjmp out; called under mk_pic_png's setjmp. */
 static void mk_pic_stream(struct mk_pic *p, FILE *f)
 {
-	size_t band_bytes = (size_t)(3 * p->band_h * p->width);
-	mk_canvas cv = {.rgb = p->band, .w = p->width, .h = p->fr.title_h};
+	size_t band_bytes = (size_t)(p->band_h * p->width);
+	mk_canvas cv = {.px = p->band, .w = p->width, .h = p->fr.title_h};
 
 	mk_png_set_file(p->png, f);
 	png_set_IHDR(p->png, p->info, (png_uint_32)p->width, (png_uint_32)p->height, 8,
-		     PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+		     PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
 		     PNG_FILTER_TYPE_DEFAULT);
+	mk_pic_plte(p->png, p->info);
+	png_set_compression_level(p->png, 9);
+	png_set_filter(p->png, 0, PNG_ALL_FILTERS);
 	png_write_info(p->png, p->info);
 	if (p->fr.title_h) {
 		memset(p->band, MK_PIC_BACKGROUND, band_bytes);
 		mk_frame_title(&p->fr, &cv, p->title);
 		for (int64_t y = 0; y < p->fr.title_h; y++)
-			png_write_row(p->png, p->band + 3 * y * p->width);
+			png_write_row(p->png, p->band + y * p->width);
 	}
 	cv.h = p->cell_h;
 	for (int64_t r = 0; r < p->rows; r++) {
@@ -151,9 +210,9 @@ static void mk_pic_stream(struct mk_pic *p, FILE *f)
 					      p->o->labels ? p->o->labels[at] : NULL, lo, hi);
 		}
 		for (int64_t y = 0; y < p->cell_h; y++)
-			png_write_row(p->png, p->band + 3 * y * p->width);
+			png_write_row(p->png, p->band + y * p->width);
 		/* the gap between bands: background rows, drawn from the band's first */
-		memset(p->band, MK_PIC_BACKGROUND, (size_t)(3 * p->width));
+		memset(p->band, MK_PIC_BACKGROUND, (size_t)p->width);
 		for (int64_t y = 0; r < p->rows - 1 && y < p->gap; y++)
 			png_write_row(p->png, p->band);
 	}
@@ -226,10 +285,15 @@ static int mk_pic_check(const char *path, const double *const *mats, int count, 
 
 /* The panel's side in pixels: one per entry up to max_px, block means
  * beyond; framed panels of few entries an integer number of pixels each. */
-static int64_t mk_pic_side(int64_t k, int64_t max_px, bool plain)
+static int64_t mk_pic_side(int64_t k, int64_t max_px, bool plain, int64_t cols, int count)
 {
 	int64_t up = 2 * MK_PIC_SMALL / k;
 
+	if (max_px == 0 && !plain) {
+		int64_t fit = (int64_t)floor(sqrt((double)MK_PIC_FRAMED_AREA / count));
+		max_px = MK_PIC_FRAMED_PX / cols < fit ? MK_PIC_FRAMED_PX / cols : fit;
+		max_px = max_px > MK_PIC_SMALL / 2 ? max_px : MK_PIC_SMALL / 2;
+	}
 	if (max_px == 0)
 		max_px = MK_PIC_DEFAULT_MAX_PX;
 	if (k > max_px)
@@ -244,8 +308,8 @@ static int mk_pic_geometry(struct mk_pic *p, int columns)
 {
 	uint64_t band, means;
 
-	p->side = mk_pic_side(p->k, p->o->max_px, p->o->plain);
 	p->cols = columns < p->count ? columns : p->count;
+	p->side = mk_pic_side(p->k, p->o->max_px, p->o->plain, p->cols, p->count);
 	p->rows = (p->count + p->cols - 1) / p->cols;
 	if (!p->o->plain)
 		mk_frame_layout(&p->fr, p->k, p->o->labels != NULL, p->o->title != NULL);
@@ -260,11 +324,10 @@ static int mk_pic_geometry(struct mk_pic *p, int columns)
 	if (p->width > PNG_UINT_31_MAX || p->height > PNG_UINT_31_MAX)
 		return mk_error_set(MK_ERANGE, "a %" PRId64 " x %" PRId64 " picture is too large for PNG",
 				    p->width, p->height);
-	if (mk_mul_u64((uint64_t)p->width * 3, (uint64_t)p->band_h, &band))
+	if (mk_mul_u64((uint64_t)p->width, (uint64_t)p->band_h, &band))
 		return MK_ERANGE;
 	means = (uint64_t)p->side * (uint64_t)p->side * sizeof(double);
-	if (p->o->range.kind == MK_RANGE_PERCENTILE)
-		means *= 2;
+	means *= 1 + (p->o->range.kind == MK_RANGE_PERCENTILE) + (p->o->range_skip_cols > 0);
 	if (band > UINT64_MAX - means)
 		return mk_error_set(MK_ERANGE, "the picture's buffers overflow");
 	return mk_check_memory(band + means, 0, "the picture");
@@ -290,6 +353,10 @@ int mk_png_heatmaps(const char *path, const double *const *mats, int count, int6
 	ret = mk_pic_check(path, mats, count, k, lda, columns, p.o->max_px);
 	if (ret || (ret = mk_pic_check_range(&p.o->range)))
 		return ret;
+	if (p.o->range_skip_cols < 0 || p.o->range_skip_cols >= k)
+		return mk_error_set(MK_EINVAL, "%" PRId64 " columns left out of the colour range of "
+				    "%" PRId64 " x %" PRId64 " panels: 0 to %" PRId64 " can be",
+				    p.o->range_skip_cols, k, k, k - 1);
 	ret = mk_pic_geometry(&p, columns);
 	if (ret)
 		return ret;
@@ -297,13 +364,22 @@ int mk_png_heatmaps(const char *path, const double *const *mats, int count, int6
 		char range[64];
 		/* the reader must know that colours may be clipped */
 		mk_range_describe(&p.o->range, range, sizeof range);
-		snprintf(p.title, sizeof p.title, "%s   (%s)", p.o->title, range);
+		if (p.o->range_skip_cols == 1)
+			snprintf(p.title, sizeof p.title, "%s   (%s without column 0)", p.o->title, range);
+		else if (p.o->range_skip_cols > 1)
+			snprintf(p.title, sizeof p.title, "%s   (%s without columns 0-%" PRId64 ")",
+				 p.o->title, range, p.o->range_skip_cols - 1);
+		else
+			snprintf(p.title, sizeof p.title, "%s   (%s)", p.o->title, range);
 	}
 	p.means = malloc((size_t)(p.side * p.side) * sizeof *p.means);
-	p.band = malloc((size_t)(3 * p.band_h * p.width));
+	p.band = malloc((size_t)(p.band_h * p.width));
 	if (p.o->range.kind == MK_RANGE_PERCENTILE)
 		p.scratch = malloc((size_t)(p.side * p.side) * sizeof *p.scratch);
-	if (!p.means || !p.band || (p.o->range.kind == MK_RANGE_PERCENTILE && !p.scratch)) {
+	if (p.o->range_skip_cols > 0)
+		p.ranged = malloc((size_t)(p.side * p.side) * sizeof *p.ranged);
+	if (!p.means || !p.band || (p.o->range.kind == MK_RANGE_PERCENTILE && !p.scratch) ||
+	    (p.o->range_skip_cols > 0 && !p.ranged)) {
 		ret = mk_error_set(MK_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -311,6 +387,7 @@ int mk_png_heatmaps(const char *path, const double *const *mats, int count, int6
 out:
 	free(p.means);
 	free(p.scratch);
+	free(p.ranged);
 	free(p.band);
 	return ret;
 }

@@ -131,7 +131,12 @@ int rp_synthetic_bert(const char *dir, uint64_t seed, char *reason, size_t size)
 
 /* The model (report_model.c): NULL with r->model.reason when none could
  * be had; rp_model_attn runs encode once and gives its output's path
- * (relative to the output directory), or NULL with the reason. */
+ * (relative to the output directory), or NULL with the reason.  The file
+ * is ragged and float16, with the queries and keys of the first
+ * RP_QK_SAMPLES samples only (explain reads one of them): about 40 MB for
+ * 200 sentences of GPL-3, where padded float32 with every sample's took
+ * 200 MB. */
+#define RP_QK_SAMPLES 16
 const rp_model *rp_model_get(report *r);
 const char *rp_model_attn(report *r, char *reason, size_t size);
 const char *rp_model_text(const report *r);
@@ -159,6 +164,11 @@ void rp_explain_real(report *r);
 void rp_plot_bars(report *r, rp_item *it, const char *title, const char *ylabel,
 		  const char *const *groups, int ngroups, const char *const *series, int nseries,
 		  const double *values);
+/* The same with a horizontal line at ref named ref_name in the key: one
+ * number that holds for every group (NaN: none). */
+void rp_plot_bars_ref(report *r, rp_item *it, const char *title, const char *ylabel,
+		      const char *const *groups, int ngroups, const char *const *series,
+		      int nseries, const double *values, double ref, const char *ref_name);
 
 /* The sweep CSV reader (report_sweep.c), exposed for its tests.  Columns
  * added since the first sweeps (target, the quartiles, the interval,

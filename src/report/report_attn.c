@@ -5,6 +5,7 @@
 #include "config.h"
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,49 @@ static int64_t ra_layers(const report *r)
 }
 
 /* ---- attention statistics ------------------------------------------------- */
+
+/* The offset where layer l's profile peaks (INT_MIN when it has none). */
+static int ra_peak(const cJSON *j, const cJSON *layer)
+{
+	const cJSON *offs = cJSON_GetObjectItemCaseSensitive(j, "offsets");
+	const cJSON *prof = cJSON_GetObjectItemCaseSensitive(layer, "profile");
+	int best = INT_MIN, k = 0;
+	double top = -INFINITY;
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, prof) {
+		const cJSON *o = cJSON_GetArrayItem(offs, k++);
+		if (cJSON_IsNumber(v) && cJSON_IsNumber(o) && v->valuedouble > top) {
+			top = v->valuedouble;
+			best = o->valueint;
+		}
+	}
+	return best;
+}
+
+/* The caption of the profile, from the numbers: where each layer peaks, and
+ * whether the diagonal (offset 0) is that peak; SparseBERT argues it is the
+ * least needed part of a mask, which a model need not bear out. */
+static void ra_profile_caption(report *r, const cJSON *j)
+{
+	int peaks[RA_MAX_LAYERS], n = 0, at0 = 0;
+	const cJSON *l;
+
+	cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(j, "per_layer"))
+		if (n < RA_MAX_LAYERS)
+			peaks[n++] = ra_peak(j, l);
+	rp_md(r, "Mean attention by offset j − i, per layer. Its peak:");
+	for (int k = 0; k < n; k++) {
+		if (peaks[k] == INT_MIN)
+			rp_md(r, "%s layer %d none", k ? "," : "", k);
+		else
+			rp_md(r, peaks[k] ? "%s layer %d at %+d" : "%s layer %d at %d", k ? "," : "", k,
+			      peaks[k]);
+		at0 += peaks[k] == 0;
+	}
+	rp_md(r, ". The diagonal (offset 0) is the peak in %d of %d layers; SparseBERT "
+	      "argues that it is the least needed part of a mask.\n\n", at0, n);
+}
 
 /* The mean attention map of one layer, drawn per head. */
 static void ra_mean_picture(report *r, int64_t layer, char **cmd)
@@ -93,16 +137,17 @@ void rp_section_attention(report *r)
 			      rp_json_num(l, "first"), rp_json_num(l, "last"),
 			      rp_json_num(l, "entropy"));
 		rp_md(r, "\n");
+		ra_profile_caption(r, j);
 	}
 	cJSON_Delete(j);
-	rp_md(r, "Mean attention by offset j − i, per layer (SparseBERT's observation: "
-	      "the diagonal, offset 0, is not where attention goes):\n\n");
 	rp_md_figure(r, ip, "attention by offset");
 	if (ic->ok)
 		rp_md(r, "Per head: [`%s`](%s).\n\n", ic->file, ic->file);
 	rp_md(r, "The attention maps themselves: each head's mean over the sentences, on "
-	      "their first M tokens (M the median length; query down, key across; colours "
-	      "from each head's 1st to 99th percentile). Column 0 is [CLS].\n\n");
+	      "their first M tokens (M the median length; query down, key across). Column 0 "
+	      "is [CLS], which takes several times any other key's attention: each head's "
+	      "colours run from the 1st to the 99th percentile of its other columns, and "
+	      "[CLS] is drawn in the top colour wherever it is above that.\n\n");
 	ra_mean_picture(r, 0, &cmds[1]);
 	ra_mean_picture(r, ra_layers(r) - 1, &cmds[2]);
 	rp_model_commands(r, cmds, 3);
@@ -113,13 +158,13 @@ void rp_section_attention(report *r)
 
 void rp_eq9_real(report *r)
 {
-	static const char *const series[] = {"classic (every sample N_max long; all layers)",
-					     "Eq. 9 (each sample at its own length; this layer)"};
+	static const char *const series[] = {"Eq. 9 (each sample at its own length; this layer)"};
 	rp_item *ip = rp_promise(r, "figures/eq9_real.png"), *items[] = {ip};
 	const char *attn, *rules[2][2] = {{"--threshold", "0.05"}, {"--top-p", "0.9"}};
 	char *cmds[2] = {0}, reason[RP_REASON_MAX], names[RA_MAX_LAYERS][16];
 	const char *groups[RA_MAX_LAYERS];
-	double values[2 * RA_MAX_LAYERS];
+	double values[RA_MAX_LAYERS], classic = NAN;
+	char classic_name[96];
 	int ngroups = 0;
 
 	rp_md(r, "#### Eq. 9 on the attention of a real model\n\n");
@@ -148,19 +193,26 @@ void rp_eq9_real(report *r)
 			if (k == 0 && layer < RA_MAX_LAYERS) {
 				snprintf(names[layer], sizeof names[layer], "layer %d", layer);
 				groups[layer] = names[layer];
-				values[2 * layer] = 100 * rp_json_num(j, "sparsity_classic");
-				values[2 * layer + 1] = 100 * v->valuedouble;
+				values[layer] = 100 * v->valuedouble;
 				ngroups = ++layer;
 			}
 		}
 		rp_md(r, " |\n");
+		if (k == 0)
+			classic = 100 * rp_json_num(j, "sparsity_classic");
 		cJSON_Delete(j);
 	}
 	rp_md(r, "\nThe classic column treats every sentence as N_max long, so the padding "
-	      "counts as skipped; Eq. 9 measures each sentence at its own length.\n\n");
+	      "counts as skipped; Eq. 9 measures each sentence at its own length. "
+	      "`maskkit measure` gives the classic figure once, over all layers, so the "
+	      "figure draws it as one "
+	      "line across the layers' Eq. 9 bars.\n\n");
+	snprintf(classic_name, sizeof classic_name, "classic, all layers (every sample N_max long): "
+		 "%.2f%%", classic);
 	if (ip->ok && ngroups)
-		rp_plot_bars(r, ip, "Real attention kept at p >= 0.05: classic vs Eq. 9",
-			     "sparsity rho (%)", groups, ngroups, series, 2, values);
+		rp_plot_bars_ref(r, ip, "Real attention kept at p >= 0.05: Eq. 9 per layer vs classic",
+				 "sparsity rho (%)", groups, ngroups, series, 1, values, classic,
+				 classic_name);
 	rp_md_figure(r, ip, "Eq. 9 on real attention");
 	rp_model_commands(r, cmds, 2);
 	ra_free(cmds, 2);
@@ -307,13 +359,14 @@ void rp_section_axis(report *r)
 
 /* ---- Ding et al.: column sums on the real Q and K ------------------------------- */
 
-/* The longest sample (the most keys to explain away). */
+/* The longest sample (the most keys to explain away) of those whose
+ * queries and keys the encode kept. */
 static int64_t ra_longest(const char *attn_file)
 {
 	int64_t *len = NULL, count = 0, best = 0;
 
 	if (mk_lengths_read(attn_file, 0, &len, &count) == MK_OK)
-		for (int64_t s = 1; s < count; s++)
+		for (int64_t s = 1; s < count && s < RP_QK_SAMPLES; s++)
 			if (len[s] > len[best])
 				best = s;
 	free(len);
@@ -339,11 +392,12 @@ void rp_explain_real(report *r)
 		return;
 	}
 	fprintf(csv.f, "layer,norm,keys,explained_away,fraction_away,min_colsum,log10_median\n");
-	rp_md(r, "The queries and keys of sentence %s (the longest encoded) at each layer, all "
+	rp_md(r, "The queries and keys of sentence %s (the longest of the first %d, whose queries "
+	      "and keys the encode keeps) at each layer, all "
 	      "heads: how many keys softmax explains away (column sum below 10⁻⁸) and the "
 	      "smallest column sum, against DNAS.\n\n| layer | normalisation | keys | explained "
 	      "away | smallest column sum | median log10 column sum |\n"
-	      "|---:|---|---:|---:|---:|---:|\n", sample);
+	      "|---:|---|---:|---:|---:|---:|\n", sample, RP_QK_SAMPLES);
 	for (int64_t l = 0; l < layers; l++) {
 		char group[64];
 		const cJSON *n;

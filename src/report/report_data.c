@@ -14,6 +14,13 @@ void rp_plot_bars(report *r, rp_item *it, const char *title, const char *ylabel,
 		  const char *const *groups, int ngroups, const char *const *series, int nseries,
 		  const double *values)
 {
+	rp_plot_bars_ref(r, it, title, ylabel, groups, ngroups, series, nseries, values, NAN, NULL);
+}
+
+void rp_plot_bars_ref(report *r, rp_item *it, const char *title, const char *ylabel,
+		      const char *const *groups, int ngroups, const char *const *series,
+		      int nseries, const double *values, double ref, const char *ref_name)
+{
 	char *vars = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&vars, &len);
@@ -24,6 +31,10 @@ void rp_plot_bars(report *r, rp_item *it, const char *title, const char *ylabel,
 	}
 	fputs("ylabel=", f);
 	rp_gp_string(f, ylabel);
+	if (isfinite(ref) && ref_name) {
+		fprintf(f, "\nref=%.17g\nref_name=", ref);
+		rp_gp_string(f, ref_name);
+	}
 	fprintf(f, "\narray labels[%d]\n", ngroups);
 	for (int g = 0; g < ngroups; g++) {
 		fprintf(f, "labels[%d]=", g + 1);

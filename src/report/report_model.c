@@ -122,7 +122,7 @@ const char *rp_model_text(const report *r)
 const char *rp_model_attn(report *r, char *reason, size_t size)
 {
 	rp_model *m = &r->model;
-	char limit[24];
+	char limit[24], qk[24];
 	cJSON *j = NULL;
 
 	if (!rp_model_get(r)) {
@@ -137,8 +137,10 @@ const char *rp_model_attn(report *r, char *reason, size_t size)
 	}
 	snprintf(limit, sizeof limit, "%lld", (long long)(r->samples ? r->samples :
 							  r->quick ? 48 : 200));
+	snprintf(qk, sizeof qk, "%d", RP_QK_SAMPLES);
 	const char *argv[] = {"encode", m->dir, "--text", rp_model_text(r), "--sentences",
-			      "--limit", limit, "--qk", "-o", RP_ATTN, "--quiet", "--json", NULL};
+			      "--limit", limit, "--layout", "ragged", "--dtype", "fp16",
+			      "--qk-limit", qk, "-o", RP_ATTN, "--quiet", "--json", NULL};
 	if (rp_run_json(r, argv, &j, &m->encode_cmd, m->reason, sizeof m->reason)) {
 		m->encode_failed = true;
 		snprintf(reason, size, "%s", m->reason);

@@ -12,6 +12,7 @@
 #define SW_LINE_MAX 8192
 #define SW_ROWS_MAX 100000
 #define SW_MD_ROWS 40
+#define SW_MD_FOLD 12 /* longer tables are folded (<details>) */
 
 /* The columns read: the first C_REQUIRED must be there; the others came
  * with the intervals (NaN, or -1, in an older CSV). */
@@ -279,6 +280,15 @@ static void sw_table(report *r, const rp_sweep_row *rows, size_t count)
 {
 	size_t shown = 0, total = 0;
 
+	for (size_t i = 0; i < count; i++)
+		total += strcmp(rows[i].kernel, "dense") != 0;
+	/* a long table hides the text after it: folded, one click away */
+	if (total > SW_MD_ROWS)
+		rp_md(r, "<details><summary>The table: %zu rows, the first %d shown here</summary>"
+		      "\n\n", total, SW_MD_ROWS);
+	else if (total > SW_MD_FOLD)
+		rp_md(r, "<details><summary>The table: %zu rows</summary>\n\n", total);
+	total = 0;
 	rp_md(r, "| pattern | kernel | norm | backend | n | achieved ρ | median (ms) | dense here "
 	      "(ms) | speed-up [95%% interval] | reps | ranked |\n"
 	      "|---|---|---|---|---:|---:|---:|---:|---:|---:|:---:|\n");
@@ -310,6 +320,8 @@ static void sw_table(report *r, const rp_sweep_row *rows, size_t count)
 	}
 	if (total > shown)
 		rp_md(r, "\n(%zu more rows in the CSV.)\n", total - shown);
+	if (total > SW_MD_FOLD)
+		rp_md(r, "\n</details>\n");
 	rp_md(r, "\nThe speed-up is the median over repetitions of dense ÷ kernel, timed "
 	      "interleaved, with the distribution-free 95%% interval of that median; a point is "
 	      "repeated until the interval is within ±5%% or its time is up. Two kernels "

@@ -98,7 +98,9 @@ static double tisa_layer(report *r, rp_tisa *t, int k, int64_t layer, FILE *head
 	}
 	cJSON_Delete(j);
 	rp_md(r, "Layer %" PRId64 ": F_P per head (mean R² %.4f), then its Toeplitz profile "
-	      "with a two-kernel TISA fit:\n\n", layer, mean);
+	      "with a two-kernel TISA fit (each panel's y axis spans the profile over the "
+	      "offsets of at least n/32 cells; a triangle on the axis marks a corner offset, "
+	      "the mean of a few cells, beyond it):\n\n", layer, mean);
 	rp_md_figure(r, ih, "F_P per head");
 	rp_md_figure(r, ifit, "Toeplitz profiles and TISA fits per head");
 	return mean;
@@ -121,7 +123,7 @@ static void tisa_one(report *r, rp_tisa *t, int k, FILE *r2, FILE *heads)
 	rp_md(r, "R² of P's Toeplitz fit: %s (whole), %s (first 128 positions).\n\n"
 	      "P = E_P E_Pᵀ (position i down, j across):\n\n",
 	      rp_fmt4(t->values[3 * k], b[0]), rp_fmt4(t->values[3 * k + 1], b[1]));
-	rp_md_figure(r, ip, "P = E_P E_P^T");
+	rp_md_figure(r, ip, "P, the dot products of the position embeddings");
 	for (int64_t l = 0; l < layers && l < TISA_LAYERS; l++) {
 		double m = tisa_layer(r, t, k, l, heads, &layers);
 		if (isfinite(m)) {
@@ -201,9 +203,10 @@ void rp_section_tisa(report *r)
 	if (!any)
 		rp_fail(r, ib, "no model could be analysed");
 	else
-		rp_plot_bars(r, ib, "Toeplitz R² (1: translation invariant)", "R²", groups, t->n,
-			     series, 3, t->values);
-	rp_md(r, "#### R² of every model\n\n");
+		rp_plot_bars(r, ib, t->n > 1 ? "Toeplitz R² of each model (1: translation invariant)"
+					     : "Toeplitz R² (1: translation invariant)", "R²", groups,
+			     t->n, series, 3, t->values);
+	rp_md(r, t->n > 1 ? "#### R² of the %d models\n\n" : "#### R² of the model\n\n", t->n);
 	rp_md_figure(r, ib, "R^2 chart");
 	if (ic->ok && ih->ok)
 		rp_md(r, "Numbers: [`%s`](%s), per layer and head: [`%s`](%s).\n", ic->file, ic->file,

@@ -169,6 +169,16 @@ def check_svgs(out):
             check(False, f"{name}: not well-formed XML: {e}")
 
 
+def check_png_sizes(out):
+    """Every PNG the report drew is at most 500 KB (the report's limit;
+    tests/report/page_check.py checks a whole report the same way)."""
+    figures = os.path.join(out, "figures")
+    for name in sorted(os.listdir(figures)) if os.path.isdir(figures) else []:
+        if name.endswith(".png"):
+            size = os.path.getsize(os.path.join(figures, name))
+            check(size <= 500_000, f"{name}: {size} bytes, over 500000")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report")
@@ -177,6 +187,7 @@ def main():
         check_table4(out)
         check_eq9(out)
         check_svgs(out)
+        check_png_sizes(out)
     return checks.summary("test_report")
 
 

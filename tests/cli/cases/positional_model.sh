@@ -7,7 +7,7 @@ grep -q '^parameters  *3 S H L = 3 x 2 x 2 x 2 = 24 ' out || { cat out; exit 1; 
 [ "$(grep -c '^     [01]  ' out)" = 2 ] || { echo "expected 2 head rows"; cat out; exit 1; }
 grep -q 'layer_._1/attention/self/query/kernel:0' out || { echo "wrong layer"; exit 1; }
 # 2 framed panels of 16 entries, 32 pixels each, side by side, with a title
-# and labels (docs/pictures.md): 1414 x 597
-od -An -tx1 -N24 heads.png | tr -d ' \n' | grep -q '^89504e470d0a1a0a0000000d494844520000058600000255$' \
-	|| { echo "heads.png is not a 1414 x 597 PNG"; od -An -tx1 -N24 heads.png; exit 1; }
+# and labels (docs/pictures.md): 1414 x 606
+od -An -tx1 -N24 heads.png | tr -d ' \n' | grep -q '^89504e470d0a1a0a0000000d49484452000005860000025e$' \
+	|| { echo "heads.png is not a 1414 x 606 PNG"; od -An -tx1 -N24 heads.png; exit 1; }
 echo ok

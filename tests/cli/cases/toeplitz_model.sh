@@ -13,8 +13,8 @@ grep -q '^first\.R^2   1\.000000000$' one || { echo "no leading block"; cat one;
 "$MASKKIT" toeplitz a.h5 b.h5 --png 'p-{}.png' > /dev/null || exit 1
 for f in p-a.png p-b.png; do
 	# PNG signature, then IHDR width and height (big-endian): n = 16 drawn 32
-	# pixels an entry (512), framed (docs/pictures.md): 707 x 581
-	od -An -tx1 -N24 $f | tr -d ' \n' | grep -q '^89504e470d0a1a0a0000000d49484452000002c300000245$' \
-		|| { echo "$f is not a 707 x 581 PNG"; exit 1; }
+	# pixels an entry (512), framed (docs/pictures.md): 707 x 590
+	od -An -tx1 -N24 $f | tr -d ' \n' | grep -q '^89504e470d0a1a0a0000000d49484452000002c30000024e$' \
+		|| { echo "$f is not a 707 x 590 PNG"; exit 1; }
 done
 echo ok

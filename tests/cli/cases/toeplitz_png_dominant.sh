@@ -1,6 +1,7 @@
 # A P whose P[0,0] is far above every other entry (as in trained models):
 # with the default colour range (p1) the heatmap is not almost all one
-# colour; with --range minmax it is.  The PNG is decoded with zlib alone.
+# colour; with --range minmax it is.  The PNG (8-bit, palette) is decoded
+# with zlib alone.
 . "$(dirname "$0")/../lib.sh"
 need_numpy_h5py
 "$py" -c '
@@ -23,22 +24,25 @@ from collections import Counter
 def read_png(path):
     data = open(path, "rb").read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat = 8, b""
+    pos, idat, plte = 8, b"", None
     while pos < len(data):
         n, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + n]
         if kind == b"IHDR":
             w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and ctype == 2, "8-bit RGB expected"
+            assert depth == 8 and ctype == 3, "8-bit palette expected"
+        elif kind == b"PLTE":
+            plte = [body[3 * q:3 * q + 3] for q in range(n // 3)]
         elif kind == b"IDAT":
             idat += body
         pos += 12 + n
-    raw, stride, rows, prev = zlib.decompress(idat), 3 * w, [], bytearray(3 * w)
+    assert plte, "no palette"
+    raw, stride, rows, prev = zlib.decompress(idat), w, [], bytearray(w)
     for y in range(h):
         ft, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
         for x in range(stride):
-            a = line[x - 3] if x >= 3 else 0
-            b, c = prev[x], prev[x - 3] if x >= 3 else 0
+            a = line[x - 1] if x >= 1 else 0
+            b, c = prev[x], prev[x - 1] if x >= 1 else 0
             if ft == 1: line[x] = (line[x] + a) & 255
             elif ft == 2: line[x] = (line[x] + b) & 255
             elif ft == 3: line[x] = (line[x] + (a + b) // 2) & 255
@@ -46,15 +50,15 @@ def read_png(path):
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
+        rows.append(b"".join(plte[i] for i in line))
         prev = line
     return w, h, rows
 
 def dominant(path):
     w, h, rows = read_png(path)
-    # the panel of docs/pictures.md: n = 300, left margin 49, title 30 + top 8
-    x0, y0, n = 49, 38, 300
-    assert (w, h) == (49 + n + 158, 30 + 8 + n + 31), (w, h)
+    # the panel of docs/pictures.md: n = 300, left margin 49, title 39 + top 8
+    x0, y0, n = 49, 47, 300
+    assert (w, h) == (49 + n + 158, 39 + 8 + n + 31), (w, h)
     c = Counter(rows[y][3 * x:3 * x + 3] for y in range(y0, y0 + n) for x in range(x0, x0 + n))
     return c.most_common(1)[0][1] / n / n
 
