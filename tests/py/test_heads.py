@@ -10,7 +10,7 @@ same maps, to 1e-6:
   their roles; --window, --sort, --csv -, --no-punct;
 - on the real all-MiniLM-L6-v2 over the GPL-3 text (encode --sentences
   --limit 60) when ~/.cache/maskkit/all-MiniLM-L6-v2 exists: layer 0 head 2
-  is a previous-token head.  Skipped without the model (77), or failed
+  is a previous-token head, and the ragged layout gives the same CSV.  Skipped without the model (77), or failed
   when MASKKIT_REQUIRE_ALL is set."""
 import csv
 import io
@@ -241,6 +241,17 @@ def check_real(tmp):
     h02 = [r for r in got["by_head"] if r["layer"] == 0 and r["head"] == 2][0]
     check(h02["role"] == "previous-token" and h02["prev"] > 0.99,
           f"layer 0 head 2: {h02['role']}, prev {h02['prev']}")
+    # the compact layout (no padding) read through the same data-set reader:
+    # the same numbers, to the bit, as the padded file's
+    ragged = os.path.join(tmp, "gpl_ragged.h5")
+    r = subprocess.run([MASKKIT, "encode", model, "--text", GPL, "--sentences", "--limit",
+                        "60", "--layout", "ragged", "-q", "-o", ragged], capture_output=True,
+                       text=True)
+    if r.returncode == 0:
+        check(heads(ragged, "--csv", "-") == heads(path, "--csv", "-"),
+              "--layout ragged: the same CSV as the padded file")
+    else:
+        check("--layout" in r.stderr, f"encode --layout ragged: {r.stderr.strip()}")
     return True
 
 
