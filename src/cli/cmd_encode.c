@@ -51,7 +51,7 @@ static const struct cli_opt enc_table[] = {
 		    "queries and keys of the first K samples only (implies --qk)"),
 	CLI_OPT_ENUM("dtype", 0, enc_opts, dtype, "T", enc_dtypes, enc_dtype_values, "fp32",
 		     "stored floats: fp32, or fp16 (IEEE half, rounded to nearest: half the size)"),
-	CLI_OPT_ENUM("layout", 0, enc_opts, layout, "L", enc_layouts, enc_layout_values, "padded",
+	CLI_OPT_ENUM("layout", 0, enc_opts, layout, "LAYOUT", enc_layouts, enc_layout_values, "padded",
 		     "padded (every sample N long) or ragged (no padding; see below)"),
 	CLI_OPT_READ("tokenizer", 0, enc_opts, r.tokenizer, "PATH",
 		     "the tokenizer (tokenizer.json, vocab.txt or their directory; default: "

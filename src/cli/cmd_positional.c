@@ -48,7 +48,7 @@ static const struct cli_opt pos_table[] = {
 	CLI_OPT_INT("heads", 0, pos_opts, p.heads, "H", 1, 100000, NULL,
 		    "heads (default: config.json's num_attention_heads)"),
 	CLI_OPT_FLAG("no-bias", 0, pos_opts, p.no_bias, "leave the query and key biases out"),
-	CLI_OPT_CALL("layout", 0, pos_opt_layout, "X", "auto",
+	CLI_OPT_CALL("layout", 0, pos_opt_layout, "LAYOUT", "auto",
 		     "weights stored auto (from the name: 'kernel' in-out, 'weight' out-in), "
 		     "in-out (tf) or out-in (torch)"),
 	POS_ROLE("position", MK_POS_POSITION, "dataset of the position embeddings"),
