@@ -91,11 +91,13 @@ check)
 	MASKKIT_REQUIRE_ALL=1 make -C build -j"$jobs" check || { cat build/test-suite.log 2>/dev/null | tail -80; exit 1; }
 	build build-san --enable-werror --with-check --with-mpi --enable-asan --enable-ubsan
 	say "make check under AddressSanitizer + UndefinedBehaviorSanitizer"
+	# the tours and the browser, install and bundle checks only in the plain pass (SANITIZER_PASS_LEAVES)
 	# ASan makes the long unit tests several times slower: Check's hang timeouts scaled to match
 	# Open MPI keeps some of its start-up allocations until exit: those leaks are not ours
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CK_TIMEOUT_MULTIPLIER=4 \
 	LSAN_OPTIONS=suppressions="$top/tests/mpi/lsan.supp":print_suppressions=0 \
-	MASKKIT_SANITIZED=1 MASKKIT_REQUIRE_ALL=1 make -C build-san -j"$jobs" check ||
+	MASKKIT_SANITIZED=1 MASKKIT_REQUIRE_ALL=1 make -C build-san -j"$jobs" check \
+		TESTS="$(make -s --no-print-directory -C build-san print-sanitizer-tests)" ||
 		{ cat build-san/test-suite.log 2>/dev/null | tail -80; exit 1; }
 	# the same program built without MPI must print what the MPI build prints
 	build build-serial --enable-werror --without-mpi
