@@ -25,12 +25,10 @@ the check that a broken command fails it.
 import glob
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readme_tour import SRCDIR, BUILDDIR, sh_quote  # noqa: E402
+from readme_tour import SRCDIR, run_script, sh_quote  # noqa: E402
 
 PAGES_ELSEWHERE = {
     "build.md": ("quickstart.sh, distcheck and tests/install/run.sh",
@@ -89,18 +87,7 @@ def script(page, setup, lines):
 
 
 def run_page(page, setup, lines):
-    with tempfile.TemporaryDirectory(prefix="mk_docs") as top:
-        tree = os.path.join(top, "tree")
-        scratch = os.path.join(top, "tmp")
-        os.mkdir(tree)
-        os.mkdir(scratch)
-        os.symlink(BUILDDIR, os.path.join(tree, "build"))
-        os.symlink(os.path.join(SRCDIR, "examples"), os.path.join(tree, "examples"))
-        env = dict(os.environ, TMPDIR=scratch)
-        p = subprocess.run(["bash", "-c", script(page, setup, lines)], cwd=tree, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=900)
-        return p.returncode, p.stdout
+    return run_script(script(page, setup, lines), prefix="mk_docs")
 
 
 def pages():

@@ -81,7 +81,13 @@ def sh_quote(s):
 
 
 def run(lines):
-    with tempfile.TemporaryDirectory(prefix="mk_tour") as top:
+    return run_script(script(lines))
+
+
+def run_script(text, prefix="mk_tour"):
+    """Runs a bash script from a stand-in source tree: build/ and examples/
+    linked to the real ones, mktemp -d landing in a scratch folder."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as top:
         tree = os.path.join(top, "tree")
         scratch = os.path.join(top, "tmp")
         os.mkdir(tree)
@@ -89,7 +95,7 @@ def run(lines):
         os.symlink(BUILDDIR, os.path.join(tree, "build"))
         os.symlink(os.path.join(SRCDIR, "examples"), os.path.join(tree, "examples"))
         env = dict(os.environ, TMPDIR=scratch)  # mktemp -d lands in the scratch folder
-        p = subprocess.run(["bash", "-c", script(lines)], cwd=tree, env=env,
+        p = subprocess.run(["bash", "-c", text], cwd=tree, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=1200)
         return p.returncode, p.stdout
