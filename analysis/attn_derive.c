@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
-#include "data.h"
+#include "attn_maps.h"
 #include "attn_stats.h"
 
 static int derive_check(const mk_dataset_info *in)

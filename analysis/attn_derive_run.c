@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "core.h"
 #include "tensor.h"
-#include "data.h"
+#include "attn_maps.h"
 #include "attn_stats.h"
 #include "plot.h"
 #include "result.h"

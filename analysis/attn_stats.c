@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
-#include "data.h"
+#include "attn_maps.h"
 #include "par.h"
 #include "attn_stats.h"
 

@@ -4,7 +4,7 @@
 #ifndef MK_ATTN_STATS_H
 #define MK_ATTN_STATS_H
 
-#include "data.h"
+#include "attn_maps.h"
 
 typedef struct mk_attn_acc mk_attn_acc;
 

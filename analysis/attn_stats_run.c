@@ -12,7 +12,7 @@
 #include "mask.h"
 #include "io.h"
 #include "tensor.h"
-#include "data.h"
+#include "attn_maps.h"
 #include "attn.h"
 #include "plot.h"
 #include "result.h"

@@ -22,7 +22,7 @@
 #endif
 #include "internal.h"
 #include "core.h"
-#include "data.h"
+#include "attn_maps.h"
 #include "weights.h"
 #include "heads.h"
 #include "attn_stats.h"

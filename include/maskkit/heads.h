@@ -11,7 +11,7 @@
 #define MK_HEADS_H
 
 #include "core.h"
-#include "data.h"
+#include "attn_maps.h"
 #include "result.h"
 
 #ifdef __cplusplus
@@ -49,7 +49,7 @@ typedef struct mk_head_thresholds {
 
 /*
  * One head's numbers, over the real len x len block of every sample,
- * cell-weighted as attn-stats' (data.h: all samples' real rows pooled):
+ * cell-weighted as attn-stats' (attn_maps.h: all samples' real rows pooled):
  *   prev, next    mean of P[i][i-1] over rows i >= 1, of P[i][i+1] over
  *                 rows i <= len - 2 (attn-stats' profile at -1 and +1)
  *   diag          mean of P[i][i]

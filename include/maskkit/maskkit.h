@@ -12,7 +12,9 @@
  *   io.h        mask files: formats, reading, atomic writing, stacks
  *   tensor.h    dense float tensors in .npy and HDF5 files
  *   data.h      data sets of masks and attention maps: Eq. 9 sparsity,
- *               pruning, attention statistics, adaptive axis masks
+ *               pruning, adaptive axis masks
+ *   attn_maps.h attention statistics per layer and head, mean maps and
+ *               axis indicators derived from attention
  *   weights.h   trained weights: matrices, Toeplitz and TISA fits, the
  *               positional term
  *   attn.h      the attention engine: kernels, normalisations, layouts,
@@ -37,6 +39,7 @@
 #include "io.h"
 #include "tensor.h"
 #include "data.h"
+#include "attn_maps.h"
 #include "weights.h"
 #include "attn.h"
 #include "explain.h"
