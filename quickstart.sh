@@ -14,7 +14,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 PKGS=(build-essential autoconf automake libtool pkg-config
       libcjson-dev libpng-dev libutf8proc-dev zlib1g-dev libhdf5-dev hdf5-tools check
       libopenblas-dev libgsl-dev gnuplot-nox libcmark-gfm-dev libcmark-gfm-extensions-dev
-      python3 python3-numpy python3-h5py python3-pip time
+      python3 python3-numpy python3-h5py python3-pip python3-pytest time
       libopenmpi-dev libhdf5-openmpi-dev openmpi-bin
       bash-completion man-db)
 # only the checks need a browser (the report's page is loaded and screenshotted)

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
@@ -54,6 +55,32 @@ static int toep_find(mk_weights *w, const char *path, mk_toeplitz_model *r)
 	return ret;
 }
 
+/* P = E E^T and its fits into r (n, d, all, first; with o->keep, p and the
+ * profile, which are freed on failure or without keep).  e has >= 2 rows. */
+static int toep_fit(const mk_matrix *e, const mk_toeplitz_model_opts *o, mk_toeplitz_model *r)
+{
+	int ret;
+
+	r->n = e->rows;
+	r->d = e->cols;
+	if (o->keep && !(r->profile = malloc((size_t)(2 * e->rows - 1) * sizeof *r->profile))) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory for the profile");
+		goto out;
+	}
+	if ((ret = mk_matrix_gram(e, o->max_memory, &r->p)) ||
+	    (ret = mk_toeplitz_fit(r->p.data, r->p.rows, r->p.rows, true, r->profile, &r->all)))
+		goto out;
+	if (o->first > 1 && o->first < r->n)
+		ret = mk_toeplitz_fit(r->p.data, r->p.rows, o->first, true, NULL, &r->first);
+out:
+	if (ret || !o->keep) {
+		mk_matrix_release(&r->p);
+		free(r->profile);
+		r->profile = NULL;
+	}
+	return ret;
+}
+
 int mk_toeplitz_model_run(const char *file, const mk_toeplitz_model_opts *o,
 			  mk_toeplitz_model *r)
 {
@@ -79,33 +106,36 @@ int mk_toeplitz_model_run(const char *file, const mk_toeplitz_model_opts *o,
 	if ((ret = mk_weights_open(name, &w)) || (ret = toep_find(w, path, r)) ||
 	    (ret = mk_weights_read(w, r->dataset, 2, o->max_memory, &e)))
 		goto out;
-	r->n = e.rows;
-	r->d = e.cols;
 	if (e.rows < 2) {
 		ret = mk_error_set(MK_EFORMAT, "'%s': dataset '%s' has n = %" PRId64 " position; "
 				   "the Toeplitz fit needs at least 2", file, r->dataset, e.rows);
 		goto out;
 	}
-	if (o->keep && !(r->profile = malloc((size_t)(2 * e.rows - 1) * sizeof *r->profile))) {
-		ret = mk_error_set(MK_ENOMEM, "out of memory for the profile");
-		goto out;
-	}
 	/* the numerical steps do not know the file: it is named in their errors */
-	if ((ret = mk_matrix_gram(&e, o->max_memory, &r->p)) ||
-	    (ret = mk_toeplitz_fit(r->p.data, r->p.rows, r->p.rows, true, r->profile, &r->all)) ||
-	    (o->first > 1 && o->first < r->n &&
-	     (ret = mk_toeplitz_fit(r->p.data, r->p.rows, o->first, true, NULL, &r->first))))
+	if ((ret = toep_fit(&e, o, r)))
 		ret = mk_error_prefix("'%s': ", file);
 out:
-	if (ret || !o->keep) {
-		mk_matrix_release(&r->p);
-		free(r->profile);
-		r->profile = NULL;
-	}
 	free(name);
 	mk_matrix_release(&e);
 	mk_weights_close(w);
 	return ret;
+}
+
+int mk_toeplitz_model_fit(const mk_matrix *e, const mk_toeplitz_model_opts *o,
+			  mk_toeplitz_model *r)
+{
+	memset(r, 0, sizeof *r);
+	if (!e || !e->data || e->rows < 2 || e->cols < 1)
+		return mk_error_set(MK_EINVAL, "E_P must be an n x d matrix with n >= 2 and d >= 1, "
+				    "got %" PRId64 " x %" PRId64, e ? e->rows : 0, e ? e->cols : 0);
+	/* what the file readers refuse (mk_weights_read) is refused here too */
+	for (int64_t i = 0; i < e->rows; i++)
+		for (int64_t j = 0; j < e->cols; j++)
+			if (!isfinite(e->data[i * e->cols + j]))
+				return mk_error_set(MK_EINVAL, "E_P has a non-finite value (%g) at "
+						    "[%" PRId64 ", %" PRId64 "]",
+						    e->data[i * e->cols + j], i, j);
+	return toep_fit(e, o, r);
 }
 
 void mk_toeplitz_model_release(mk_toeplitz_model *m)

@@ -133,6 +133,11 @@ typedef struct mk_toeplitz_model {
  * not found or ambiguous. */
 int mk_toeplitz_model_run(const char *file, const mk_toeplitz_model_opts *o,
 			  mk_toeplitz_model *out);
+/* The same for an E_P in memory (e: n x d doubles, n >= 2, finite, else
+ * MK_EINVAL): what a binding (Python's maskkit.toeplitz) calls.  o->dataset
+ * is not used; out->file and out->dataset are NULL (null in JSON). */
+int mk_toeplitz_model_fit(const mk_matrix *e, const mk_toeplitz_model_opts *o,
+			  mk_toeplitz_model *out);
 void mk_toeplitz_model_release(mk_toeplitz_model *m);
 /* The result's fields (result.h): file, dataset, n, d, r2, rss, tss, mean,
  * first (k, r2, rss, tss, mean, or null). */
