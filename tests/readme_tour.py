@@ -85,8 +85,8 @@ def run(lines):
 
 
 def run_script(text, prefix="mk_tour"):
-    """Runs a bash script from a stand-in source tree: build/ and examples/
-    linked to the real ones, mktemp -d landing in a scratch folder."""
+    """Runs a bash script from a stand-in source tree: build/, examples/ and
+    python/ linked to the real ones, mktemp -d landing in a scratch folder."""
     with tempfile.TemporaryDirectory(prefix=prefix) as top:
         tree = os.path.join(top, "tree")
         scratch = os.path.join(top, "tmp")
@@ -94,6 +94,7 @@ def run_script(text, prefix="mk_tour"):
         os.mkdir(scratch)
         os.symlink(BUILDDIR, os.path.join(tree, "build"))
         os.symlink(os.path.join(SRCDIR, "examples"), os.path.join(tree, "examples"))
+        os.symlink(os.path.join(SRCDIR, "python"), os.path.join(tree, "python"))
         env = dict(os.environ, TMPDIR=scratch)  # mktemp -d lands in the scratch folder
         p = subprocess.run(["bash", "-c", text], cwd=tree, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
