@@ -256,6 +256,43 @@ START_TEST(test_matrix_limits)
 }
 END_TEST
 
+/* The in-memory entry point (what Python's maskkit.toeplitz calls) fits
+ * the Gram matrix as mk_toeplitz_fit does on it, and refuses what the file
+ * readers refuse. */
+START_TEST(test_model_fit_in_memory)
+{
+	int64_t n = 40, d = 6;
+	mk_matrix e = test_matrix(n, d), p;
+	mk_toeplitz all, first;
+	mk_toeplitz_model r;
+	mk_toeplitz_model_opts o = {.first = 10};
+	uint64_t seed = 5;
+	for (int64_t k = 0; k < n * d; k++)
+		e.data[k] = test_normal(&seed);
+	ck_assert_int_eq(mk_toeplitz_model_fit(&e, &o, &r), MK_OK);
+	ck_assert_int_eq(mk_matrix_gram(&e, 0, &p), MK_OK);
+	ck_assert_int_eq(mk_toeplitz_fit(p.data, n, n, true, NULL, &all), MK_OK);
+	ck_assert_int_eq(mk_toeplitz_fit(p.data, n, 10, true, NULL, &first), MK_OK);
+	ck_assert_int_eq(r.n, n);
+	ck_assert_int_eq(r.d, d);
+	ck_assert_ptr_null(r.file);
+	ck_assert_ptr_null(r.p.data); /* without keep */
+	ck_assert_double_eq(r.all.r2, all.r2);
+	ck_assert_double_eq(r.all.rss, all.rss);
+	ck_assert_int_eq(r.first.k, 10);
+	ck_assert_double_eq(r.first.r2, first.r2);
+	mk_toeplitz_model_release(&r);
+	e.data[3 * d + 2] = NAN;
+	ck_assert_int_eq(mk_toeplitz_model_fit(&e, &o, &r), MK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "non-finite value (nan) at [3, 2]"));
+	e.rows = 1;
+	ck_assert_int_eq(mk_toeplitz_model_fit(&e, &o, &r), MK_EINVAL);
+	mk_toeplitz_model_release(&r);
+	mk_matrix_release(&e);
+	mk_matrix_release(&p);
+}
+END_TEST
+
 static Suite *toeplitz_suite(void)
 {
 	Suite *s = suite_create("toeplitz");
@@ -272,6 +309,7 @@ static Suite *toeplitz_suite(void)
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_gram_matches_naive);
 	tcase_add_test(tc, test_matrix_limits);
+	tcase_add_test(tc, test_model_fit_in_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }
