@@ -29,7 +29,7 @@ typedef struct mk_job {
 	const mk_expr *e;
 	int64_t n, chunk;
 	int64_t kv;  /* columns: n for a square mask */
-	int64_t off; /* kv - n: query i is key position i + off (bottom-right) */
+	int64_t off; /* query i is key position i + off: kv - n bottom-right, 0 top-left */
 	const int64_t *blocks;
 	size_t ntiles;
 	int from[MK_MEASURE_MAX_TILES]; /* tile size fed by a smaller one, or -1: by rows */
@@ -304,7 +304,7 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 		sorted[q] = blocks[k];
 		j.order[q] = k;
 	}
-	j.off = j.kv - j.n;
+	j.off = mk_expr_align(e) == MK_ALIGN_TOP_LEFT ? 0 : j.kv - j.n;
 	j.blocks = sorted;
 	mk_plan_tiles(&j, sorted);
 #ifdef _OPENMP
@@ -321,6 +321,7 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 	if ((ret = mk_measure_run(&j, &total, progress, parg)))
 		return ret;
 	mk_measure_fill(&j, &total, out);
+	out->align = mk_expr_align(e);
 	out->symmetric_known = j.check_sym || mk_expr_known_symmetric(e) || j.n != j.kv;
 	if (!out->symmetric_known || j.n != j.kv)
 		out->symmetric = false;
@@ -336,6 +337,7 @@ int mk_measure_mask(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 	if ((ret = mk_measure_expr(e, blocks, ntiles, progress, parg, &out->m)))
 		return ret;
 	out->tiles = out->m.tiles;
+	out->align = out->m.n != out->m.kv_len ? mk_align_name(out->m.align) : NULL;
 	out->ntiles = (int64_t)out->m.ntiles;
 	out->expr = strdup(mk_expr_text(e));
 	out->params = strdup(mk_expr_params(e));
@@ -367,6 +369,8 @@ int mk_mask_summarize(const mk_expr *e, uint64_t seed, mk_progress_fn progress, 
 	*out = (mk_mask_summary){.expr = mk_expr_text(e), .params = mk_expr_params(e), .n = m.n,
 				 .kv_len = m.kv_len, .seed = seed, .count = m.count,
 				 .sparsity = m.sparsity};
+	if (m.n != m.kv_len)
+		out->align = mk_align_name(m.align);
 	return MK_OK;
 }
 
@@ -379,7 +383,8 @@ static void meas_show_n(const void *rec, char *buf, size_t cap)
 	if (m->kv_len == m->n)
 		snprintf(buf, cap, "%" PRId64, m->n);
 	else
-		snprintf(buf, cap, "%" PRId64 " x %" PRId64 " (q_len x kv_len)", m->n, m->kv_len);
+		snprintf(buf, cap, "%" PRId64 " x %" PRId64 " (q_len x kv_len, %s)", m->n, m->kv_len,
+			 mk_align_name(m->align));
 }
 
 static void meas_show_count(const void *rec, char *buf, size_t cap)
@@ -461,6 +466,9 @@ static const mk_field meas_fields[] = {
 	{MK_FIELD(mk_mask_measure, m.n, "n", MK_FT_I64), .show = meas_show_n},
 	{MK_FIELD(mk_mask_measure, m.kv_len, "kv_len", MK_FT_I64), .flags = MK_FF_NOTEXT,
 	 .help = "keys (columns; n when square)"},
+	{MK_FIELD(mk_mask_measure, align, "align", MK_FT_STR), .flags = MK_FF_OMIT | MK_FF_NOTEXT,
+	 .help = "where the queries sit among the keys: bottom-right or top-left (rectangular "
+		 "masks only)"},
 	{MK_FIELD(mk_mask_measure, m.count, "count", MK_FT_U64), .label = "|M|",
 	 .flags = MK_FF_NOTABLE, .show = meas_show_count},
 	{MK_FIELD(mk_mask_measure, m.count, "|M|", MK_FT_U64), .flags = MK_FF_TEXT | MK_FF_NOLINE},
@@ -501,6 +509,8 @@ static const mk_field summ_fields[] = {
 	{MK_FIELD(mk_mask_summary, n, "n", MK_FT_I64)},
 	{MK_FIELD(mk_mask_summary, kv_len, "kv_len", MK_FT_I64), .flags = MK_FF_OMIT,
 	 .present = summ_rect, .help = "keys, when not n"},
+	{MK_FIELD(mk_mask_summary, align, "align", MK_FT_STR), .flags = MK_FF_OMIT,
+	 .help = "bottom-right or top-left, when not square"},
 	{MK_FIELD(mk_mask_summary, seed, "seed", MK_FT_U64), .flags = MK_FF_EXACT},
 	{MK_FIELD(mk_mask_summary, count, "count", MK_FT_U64), .label = "|M|"},
 	{MK_FIELD(mk_mask_summary, sparsity, "sparsity", MK_FT_REAL), .fmt = "%.6f"},

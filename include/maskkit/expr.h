@@ -47,13 +47,24 @@ void mk_expr_free(mk_expr *e);
 /* The expression as text, in a canonical form. */
 const char *mk_expr_text(const mk_expr *e);
 
+/* Where a rectangular mask's queries sit among its keys.  Bottom-right:
+ * query i is key position i + kv_len - n, the queries the last n positions
+ * of the keys' sequence (a KV cache; flash-attn's causal, SDPA's
+ * causal_lower_right).  Top-left: query i is key position i (SDPA's
+ * is_causal, attention-gym's causal_mask).  Square masks are the same
+ * either way. */
+typedef enum mk_align { MK_ALIGN_BOTTOM_RIGHT = 0, MK_ALIGN_TOP_LEFT = 1 } mk_align;
+
 typedef struct mk_bind_opts {
 	int64_t n;           /* size, or queries (q_len) of a rectangular mask; 0 = take
 			      * it (and kv_len) from the mask files in the expression */
-	int64_t kv_len;      /* keys; 0 = n (square).  A rectangular mask is the
-			      * bottom-right n x kv_len corner of the patterns laid out on
-			      * max(n, kv_len) positions: queries are the last n
-			      * positions of the keys' sequence, as with a KV cache */
+	int64_t kv_len;      /* keys; 0 = n (square).  A rectangular mask is the n x
+			      * kv_len corner (see align) of the patterns laid out on
+			      * max(n, kv_len) positions */
+	mk_align align;      /* which corner: bottom-right (0, the default) or top-left.
+			      * A mask file has its own cells: align does not move
+			      * them, it only says where measure puts each query's
+			      * diagonal (the causal and Toeplitz checks) */
 	uint64_t seed;       /* seed for random terms that give none */
 	uint64_t max_memory; /* cap for materialised data; 0 = default */
 	bool need_cols;      /* prepare column access (mk_cursor_col) */
@@ -65,6 +76,10 @@ int mk_expr_bind(mk_expr *e, const mk_bind_opts *o);
 /* Rows (queries); mk_expr_kv_len: columns (keys), equal to n when square. */
 int64_t mk_expr_n(const mk_expr *e);
 int64_t mk_expr_kv_len(const mk_expr *e);
+/* The alignment it was bound with (bottom-right when square). */
+mk_align mk_expr_align(const mk_expr *e);
+/* "bottom-right" or "top-left" (NULL for a value that is neither). */
+const char *mk_align_name(mk_align a);
 /* mk_expr_operand bound at n queries and kv keys (bind's n and kv_len are
  * not used): a mask whose files fix another size is an MK_EINVAL error
  * ("the mask 'm.npy' has n = 8 but the tensors need n = 4"). */

@@ -28,15 +28,17 @@ typedef struct mk_tile_stats {
 typedef struct mk_measure {
 	int64_t n;             /* rows: queries */
 	int64_t kv_len;        /* columns: keys (n when square) */
+	mk_align align;        /* where the queries sit (mk_expr_align) */
 	uint64_t count;        /* |M| */
-	uint64_t diag;         /* set cells on the main diagonal: (i, i + kv_len - n),
-				* each query's own position, when rectangular */
+	uint64_t diag;         /* set cells on the main diagonal: each query's own key
+				* position, (i, i + kv_len - n) bottom-right, (i, i)
+				* top-left, when rectangular */
 	double sparsity;       /* 1 - |M| / (n kv_len) */
 	double sparsity_nodiag;/* 1 - |M \ I| / (n kv_len): the mask without its diagonal */
 	int64_t row_min, row_max;
 	double row_mean;
 	int64_t empty_rows, first_empty_row; /* -1 when none */
-	bool symmetric, causal, toeplitz; /* causal: j <= i + kv_len - n */
+	bool symmetric, causal, toeplitz; /* causal: j <= the query's own position */
 	bool symmetric_known;  /* false when bound without need_cols and not symmetric by construction */
 	size_t ntiles;
 	mk_tile_stats tiles[MK_MEASURE_MAX_TILES];
@@ -52,7 +54,7 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 /* ---- the results as `maskkit measure`, gen and compose report them ------- */
 
 /* A mask's measure with its expression (mk_mask_measure_record): expr,
- * params, n, kv_len, count, sparsity, sparsity_nodiag, diagonal, rows (min,
+ * params, n, kv_len, align (rectangular masks only), count, sparsity, sparsity_nodiag, diagonal, rows (min,
  * mean, max, empty, first_empty), symmetric, causal, toeplitz and tiles (a
  * list of mk_tile_stats_record: block, tiles, nonempty, full, density,
  * effective_sparsity). */
@@ -60,6 +62,7 @@ typedef struct mk_mask_measure {
 	char *expr;                 /* mk_expr_text's copy (the expression may go) */
 	char *params;               /* mk_expr_params' copy */
 	mk_measure m;
+	const char *align;          /* mk_align_name(m.align) when rectangular, else NULL */
 	const mk_tile_stats *tiles; /* m.tiles, as the record's list: a copy of the struct
 				     * still points at the original's */
 	int64_t ntiles;             /* m.ntiles */
@@ -74,12 +77,13 @@ extern const struct mk_record mk_mask_measure_record;
 extern const struct mk_record mk_tile_stats_record;
 
 /* A mask's summary (mk_mask_summary_record), as gen and compose --json
- * print it: expr, params, n, kv_len (rectangular masks only), seed (an exact
+ * print it: expr, params, n, kv_len and align (rectangular masks only), seed (an exact
  * integer), count = |M|, sparsity, output and format (null when not
  * written). */
 typedef struct mk_mask_summary {
 	const char *expr, *params; /* valid while the expression lives */
 	int64_t n, kv_len;
+	const char *align;         /* mk_align_name when rectangular, else NULL */
 	uint64_t seed;             /* the seed it was bound with */
 	uint64_t count;
 	double sparsity;

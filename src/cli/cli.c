@@ -180,8 +180,9 @@ static int cli_summary(const mk_expr *e, const cli_mask_opts *o)
 	if (ret)
 		return ret;
 	if (m.kv_len != m.n)
-		printf("%s: %" PRId64 " x %" PRId64 " (q_len x kv_len), |M| = %" PRIu64
-		       ", sparsity = %.6f\n", mk_expr_params(e), m.n, m.kv_len, m.count, m.sparsity);
+		printf("%s: %" PRId64 " x %" PRId64 " (q_len x kv_len, %s), |M| = %" PRIu64
+		       ", sparsity = %.6f\n", mk_expr_params(e), m.n, m.kv_len,
+		       mk_align_name(m.align), m.count, m.sparsity);
 	else
 		printf("%s: n = %" PRId64 ", |M| = %" PRIu64 ", sparsity = %.6f\n",
 		       mk_expr_params(e), m.n, m.count, m.sparsity);
@@ -256,6 +257,10 @@ int cli_mask_init(void *opts)
 		o->bind.max_memory = mem;
 	return MK_OK;
 }
+
+/* CLI_ENUM stores an int: mk_align must be one */
+_Static_assert(sizeof(mk_align) == sizeof(int), "mk_align is not an int");
+const char *const cli_align_words[] = {"bottom-right", "top-left", NULL};
 
 int cli_mask_opt_n(void *opts, const char *arg)
 {

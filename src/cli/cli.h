@@ -94,13 +94,24 @@ int cli_mask_opt_n(void *opts, const char *arg);
 int cli_mask_opt_q_len(void *opts, const char *arg);
 int cli_mask_opt_kv_len(void *opts, const char *arg);
 int cli_mask_opt_format(void *opts, const char *arg);
-/* --q-len and --kv-len, for the commands that build masks from expressions */
+/* --align's words, in mk_align's order (bottom-right is 0). */
+extern const char *const cli_align_words[];
+#define CLI_ALIGN_HELP                                                                        \
+	"where a rectangular mask's queries sit: bottom-right (the last q_len of the kv_len "  \
+	"positions, a KV cache) or top-left (query i at key i); see docs/patterns.md"
+/* --align, for an options struct whose mk_bind_opts is at offset off */
+#define CLI_OPT_ALIGN(off_)                                                                   \
+	{.name = "align", .type = CLI_ENUM, .off = (off_), .meta = "A",                        \
+	 .words = cli_align_words, .def = "bottom-right", .help = CLI_ALIGN_HELP}
+/* --q-len, --kv-len and --align, for the commands that build masks from
+ * expressions (their options struct starts with a cli_mask_opts) */
 #define CLI_MASK_RECT_OPTS                                                                    \
 	CLI_OPT_CALL("q-len", 0, cli_mask_opt_q_len, "N", NULL,                                 \
 		     "queries (rows) of a rectangular mask: --n by another name"),               \
 	CLI_OPT_CALL("kv-len", 0, cli_mask_opt_kv_len, "N", NULL,                               \
-		     "keys (columns): a q_len x kv_len mask whose queries are the last q_len "  \
-		     "of the kv_len positions, as with a KV cache (default: square)")
+		     "keys (columns): a q_len x kv_len mask, its queries placed by --align "    \
+		     "(default: square)"),                                                       \
+	CLI_OPT_ALIGN(offsetof(cli_mask_opts, bind.align))
 /* A command's init when its options struct starts with a cli_mask_opts. */
 int cli_mask_init(void *opts);
 /* Sparsity values, the one parser of every --sparsity (cli_sparsity.c): S,

@@ -52,6 +52,7 @@ static const struct cli_opt attn_table[] = {
 	CLI_OPT_READ_AS("mask", 0, CLI_STRING, attn_opts, f.mask, "EXPR",
 		       "the mask, an expression or a mask file of n x kv_len (see 'maskkit gen "
 		       "--help'; default: every entry)"),
+	CLI_OPT_ALIGN(offsetof(attn_opts, f.bind.align)),
 	CLI_OPT_CALL("norm", 0, attn_opt_norm, "NORM", "softmax",
 		     "softmax, dnas, hnas:U or sinkhorn:K (see below)"),
 	CLI_OPT_CALL("kernel", 0, attn_opt_kernel, "K", NULL,
@@ -174,8 +175,8 @@ const struct mk_cmd mk_cmd_attn = {
 "for each (batch, head) and writes O in Q's layout.  Q, K and V have one\n"
 "shape: [n, d], [heads, n, d] or [batch, heads, n, d] (K and V may have\n"
 "another number of rows, kv_len: then the mask is n x kv_len and query i\n"
-"sits at key position i + kv_len - n, as with a KV cache; cpu backend); each\n"
-"is a .npy file,\n"
+"sits at key position i + kv_len - n, as with a KV cache, or at key i with\n"
+"--align top-left; cpu backend); each is a .npy file,\n"
 "an HDF5 file with one dataset of rank 2 to 4, or FILE.h5:/dataset.  float32\n"
 "and float64 are read (the engine computes in float32); O is float64 when an\n"
 "input is, else float32.  NaN or Inf in an input is an error, as are inputs\n"

@@ -145,6 +145,12 @@ int mk_expr_bind(mk_expr *e, const mk_bind_opts *o)
 	e->n = n;
 	e->kv = kv;
 	e->grid = n > kv ? n : kv;
+	if (o->align != MK_ALIGN_BOTTOM_RIGHT && o->align != MK_ALIGN_TOP_LEFT) {
+		mk_error_set(MK_EINVAL, "unknown alignment %d (bottom-right is %d, top-left %d)",
+			     (int)o->align, MK_ALIGN_BOTTOM_RIGHT, MK_ALIGN_TOP_LEFT);
+		return mk_error_param("align");
+	}
+	e->align = n == kv ? MK_ALIGN_BOTTOM_RIGHT : o->align;
 	e->max_memory = o->max_memory;
 	e->cols = o->need_cols;
 	if ((ret = mk_bind_node(e->root, e, o)) || (ret = mk_check_scratch(e)))
@@ -158,6 +164,13 @@ int mk_expr_bind(mk_expr *e, const mk_bind_opts *o)
 
 int64_t mk_expr_n(const mk_expr *e) { return e->n; }
 int64_t mk_expr_kv_len(const mk_expr *e) { return e->kv; }
+mk_align mk_expr_align(const mk_expr *e) { return e->align; }
+
+const char *mk_align_name(mk_align a)
+{
+	return a == MK_ALIGN_BOTTOM_RIGHT ? "bottom-right" : a == MK_ALIGN_TOP_LEFT ? "top-left"
+										      : NULL;
+}
 bool mk_expr_has_cols(const mk_expr *e) { return e->cols; }
 const char *mk_expr_params(const mk_expr *e) { return e->params ? e->params : e->text; }
 
@@ -190,9 +203,11 @@ static void mk_expand_block(const uint64_t *grid, int64_t gn, int64_t block, int
 	}
 }
 
-/* Row i (column j) of a rectangular mask is row i + grid - n (column
- * j + grid - kv) of the pattern on the grid, cut to its last kv (n) bits:
- * the queries are the last n positions of the key sequence (a KV cache). */
+/* Row i (column j) of a rectangular mask aligned bottom-right is row
+ * i + grid - n (column j + grid - kv) of the pattern on the grid, cut to its
+ * last kv (n) bits: the queries are the last n positions of the key sequence
+ * (a KV cache).  Top-left, it is row i (column j) cut to its first kv (n)
+ * bits: query i at key position i. */
 static void mk_eval_term(const mk_cursor *c, const mk_node *x, int64_t i, uint64_t *dst,
 			 bool col)
 {
@@ -200,9 +215,10 @@ static void mk_eval_term(const mk_cursor *c, const mk_node *x, int64_t i, uint64
 	const mk_term *t = &x->term;
 	void (*fn)(const mk_term *, int64_t, uint64_t *) =
 		(col && !t->symmetric && t->def->col) ? t->def->col : t->def->row;
-	int64_t len = col ? e->n : e->kv, lo = e->grid - len;
-	int64_t a = i + e->grid - (col ? e->kv : e->n);
-	uint64_t *out = lo ? c->wide : dst;
+	bool br = e->align == MK_ALIGN_BOTTOM_RIGHT;
+	int64_t len = col ? e->n : e->kv, lo = br ? e->grid - len : 0;
+	int64_t a = br ? i + e->grid - (col ? e->kv : e->n) : i;
+	uint64_t *out = len < e->grid ? c->wide : dst;
 
 	mk_bits_zero(out, mk_words(e->grid));
 	if (t->block == 1) {
@@ -213,7 +229,7 @@ static void mk_eval_term(const mk_cursor *c, const mk_node *x, int64_t i, uint64
 		fn(t, a / t->block, grid);
 		mk_expand_block(grid, t->n, t->block, e->grid, out);
 	}
-	if (lo)
+	if (len < e->grid)
 		mk_bits_extract(dst, c->wide, lo, len);
 }
 

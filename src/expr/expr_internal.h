@@ -26,7 +26,8 @@ struct mk_expr {
 	int64_t n;     /* rows: queries (q_len) */
 	int64_t kv;    /* columns: keys (kv_len); n when square */
 	int64_t grid;  /* max(n, kv): patterns are laid out on grid x grid and a
-			* rectangular mask is its bottom-right n x kv corner */
+			* rectangular mask is its n x kv corner named by align */
+	mk_align align;
 	uint64_t max_memory;
 	size_t scratch_words;
 	bool bound, cols;
