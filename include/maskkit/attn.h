@@ -69,8 +69,10 @@ const char *mk_attn_kernel_name(mk_attn_kernel k);
 int mk_attn_kernel_parse(const char *s, mk_attn_kernel *out);
 
 /* Q and O are [batch, heads, n, d]; K and V [batch, heads, kv_len, d], where
- * kv_len = 0 means n (square).  A q_len x kv_len mask puts query i at key
- * position i + kv_len - n (bottom-right, as a KV cache: see expr.h). */
+ * kv_len = 0 means n (square).  The engine takes the q_len x kv_len mask as
+ * it is: where its queries sit among the keys (bottom-right, query i at key
+ * i + kv_len - n, or top-left) is the mask's, bound with mk_bind_opts.align
+ * (expr.h). */
 typedef struct mk_attn_shape {
 	int64_t batch, heads, n, d;
 	int64_t kv_len;

@@ -108,10 +108,11 @@ def check_read_back(what, path, m, b, tmp):
     check((np.load(back) == filled(m, b)).all(), f"{what}: read back differs")
 
 
-def check_pattern(expr, n, b, tmp, kv=None):
-    """kv: a rectangular n x kv mask (queries the last n of kv positions)."""
-    what = f"{expr} n={n} kv={kv or n} block={b}"
-    size = ["--q-len", str(n), "--kv-len", str(kv)] if kv else ["--n", str(n)]
+def check_pattern(expr, n, b, tmp, kv=None, align="bottom-right"):
+    """kv: a rectangular n x kv mask (queries the last n of kv positions, or
+    the first n with align top-left)."""
+    what = f"{expr} n={n} kv={kv or n} block={b} {align}"
+    size = ["--q-len", str(n), "--kv-len", str(kv), "--align", align] if kv else ["--n", str(n)]
     dense, layout = os.path.join(tmp, "m.npy"), os.path.join(tmp, "m.npz")
     gen(expr, *size, "--seed", "3", "-o", dense)
     gen(expr, *size, "--seed", "3", "--block", str(b), "-o", layout)
@@ -157,6 +158,7 @@ def main():
         for expr, n, kv, b in [("causal", 1, 1000, 128), ("causal&local100", 130, 1000, 64),
                                ("prefix50+local8", 300, 77, 32), ("full", 5, 9, 4)]:
             check_pattern(expr, n, b, tmp, kv)
+            check_pattern(expr, n, b, tmp, kv, "top-left")
         check_heads(tmp)
     return checks.summary("flex_npz")
 
