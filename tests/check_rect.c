@@ -1,8 +1,9 @@
 /*
  * Rectangular masks (q_len x kv_len): the queries are the last q_len of the
- * kv_len positions (bottom-right alignment, as a KV cache), so query i sits
- * at key position i + kv_len - q_len.  Expected cells and counts are written
- * from that definition and closed forms, never from the code under test.
+ * kv_len positions (bottom-right alignment, as a KV cache, the default), so
+ * query i sits at key position i + kv_len - q_len; top-left, at key i.
+ * Expected cells and counts are written from that definition and closed
+ * forms, never from the code under test.
  */
 #include "config.h"
 #include <stdio.h>
@@ -16,18 +17,25 @@ static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-static mk_expr *bind_rect(const char *text, int64_t q, int64_t kv, bool cols)
+static mk_expr *bind_aligned(const char *text, int64_t q, int64_t kv, bool cols,
+			     mk_align align)
 {
 	mk_expr *e;
-	mk_bind_opts b = {.n = q, .kv_len = kv, .need_cols = cols};
+	mk_bind_opts b = {.n = q, .kv_len = kv, .need_cols = cols, .align = align};
 	ck_assert_int_eq(mk_expr_parse(text, &e), MK_OK);
 	ck_assert_msg(mk_expr_bind(e, &b) == MK_OK, "%s at %lld x %lld: %s", text, (long long)q,
 		      (long long)kv, mk_error());
 	return e;
 }
 
+static mk_expr *bind_rect(const char *text, int64_t q, int64_t kv, bool cols)
+{
+	return bind_aligned(text, q, kv, cols, MK_ALIGN_BOTTOM_RIGHT);
+}
+
 /* The predicate each pattern is defined by, on positions of the grid of
- * max(q, kv): query i at i + grid - q, key j at j + grid - kv. */
+ * max(q, kv): query i at i + grid - q, key j at j + grid - kv (bottom-right),
+ * or at i and j (top-left). */
 typedef bool (*cell_fn)(int64_t a, int64_t b, int64_t arg);
 static bool causal_cell(int64_t a, int64_t b, int64_t arg) { (void)arg; return b <= a; }
 static bool local_cell(int64_t a, int64_t b, int64_t w) { return a - b <= w && b - a <= w; }
@@ -35,13 +43,14 @@ static bool prefix_cell(int64_t a, int64_t b, int64_t p) { return b < p || b <= 
 
 /* Every cell of the materialised mask, and every column through a cursor,
  * against the predicate at the cell's grid positions. */
-static void check_cells(const char *text, cell_fn fn, int64_t arg, int64_t q, int64_t kv)
+static void check_cells(const char *text, cell_fn fn, int64_t arg, int64_t q, int64_t kv,
+			mk_align align)
 {
-	mk_expr *e = bind_rect(text, q, kv, true);
+	mk_expr *e = bind_aligned(text, q, kv, true, align);
 	mk_mask *m;
 	mk_cursor *c;
 	uint64_t col[4];
-	int64_t grid = q > kv ? q : kv;
+	int64_t grid = align == MK_ALIGN_TOP_LEFT ? 0 : q > kv ? q : kv;
 
 	ck_assert_int_eq(mk_expr_to_mask(e, &m), MK_OK);
 	ck_assert_int_eq(mk_mask_n(m), q);
@@ -49,9 +58,10 @@ static void check_cells(const char *text, cell_fn fn, int64_t arg, int64_t q, in
 	ck_assert_int_eq(mk_cursor_new(e, &c), MK_OK);
 	for (int64_t i = 0; i < q; i++)
 		for (int64_t j = 0; j < kv; j++)
-			ck_assert_msg(mk_mask_test(m, i, j) == fn(i + grid - q, j + grid - kv, arg),
-				      "%s %lldx%lld cell (%lld, %lld)", text, (long long)q,
-				      (long long)kv, (long long)i, (long long)j);
+			ck_assert_msg(mk_mask_test(m, i, j) ==
+					      fn(grid ? i + grid - q : i, grid ? j + grid - kv : j, arg),
+				      "%s %lldx%lld %s cell (%lld, %lld)", text, (long long)q,
+				      (long long)kv, mk_align_name(align), (long long)i, (long long)j);
 	for (int64_t j = 0; j < kv; j++) {
 		ck_assert_int_eq(mk_cursor_col(c, j, col), MK_OK);
 		for (int64_t i = 0; i < q; i++)
@@ -67,16 +77,17 @@ START_TEST(cells_match_the_definitions)
 	static const int64_t sizes[] = {1, 2, 5, 63, 64, 65, 130};
 	char text[64];
 	for (size_t a = 0; a < 7; a++)
-		for (size_t b = 0; b < 7; b++) {
-			int64_t q = sizes[a], kv = sizes[b];
-			check_cells("causal", causal_cell, 0, q, kv);
-			for (int64_t w = 0; w < 4; w += 3) {
-				snprintf(text, sizeof text, "local(w=%lld)", (long long)w);
-				check_cells(text, local_cell, w, q, kv);
+		for (size_t b = 0; b < 7; b++)
+			for (int al = MK_ALIGN_BOTTOM_RIGHT; al <= MK_ALIGN_TOP_LEFT; al++) {
+				int64_t q = sizes[a], kv = sizes[b];
+				check_cells("causal", causal_cell, 0, q, kv, (mk_align)al);
+				for (int64_t w = 0; w < 4; w += 3) {
+					snprintf(text, sizeof text, "local(w=%lld)", (long long)w);
+					check_cells(text, local_cell, w, q, kv, (mk_align)al);
+				}
+				snprintf(text, sizeof text, "prefix(p=%lld)", (long long)(kv / 3));
+				check_cells(text, prefix_cell, kv / 3, q, kv, (mk_align)al);
 			}
-			snprintf(text, sizeof text, "prefix(p=%lld)", (long long)(kv / 3));
-			check_cells(text, prefix_cell, kv / 3, q, kv);
-		}
 }
 END_TEST
 
@@ -128,6 +139,42 @@ START_TEST(one_query_is_the_last_row)
 	ck_assert_uint_eq(measured("local2", 1, 9), 3);
 	ck_assert_uint_eq(measured("causal&local2", 1, 9), 3);
 	ck_assert_uint_eq(measured("full", 1, 9), 9);
+}
+END_TEST
+
+/* Top-left, query i is key i: causal keeps q(q+1)/2 cells when q <= kv,
+ * kv(kv+1)/2 + (q - kv) kv when q > kv (the later queries see every key);
+ * every query's own key is set and none past it; measure says so, and the
+ * alignment, which a square mask does not keep. */
+START_TEST(top_left_counts_have_closed_forms)
+{
+	for (int64_t q = 1; q <= 140; q += 3)
+		for (int64_t kv = 1; kv <= 140; kv += 7) {
+			uint64_t want = q <= kv ? (uint64_t)(q * (q + 1) / 2)
+						: (uint64_t)(kv * (kv + 1) / 2 + (q - kv) * kv);
+			mk_expr *e = bind_aligned("causal", q, kv, false, MK_ALIGN_TOP_LEFT);
+			mk_measure r;
+			ck_assert_int_eq(mk_measure_expr(e, NULL, 0, NULL, NULL, &r), MK_OK);
+			ck_assert_uint_eq(r.count, want);
+			ck_assert_uint_eq(r.diag, (uint64_t)(q < kv ? q : kv));
+			ck_assert(r.causal);
+			ck_assert_int_eq(r.align, q == kv ? MK_ALIGN_BOTTOM_RIGHT : MK_ALIGN_TOP_LEFT);
+			mk_expr_free(e);
+		}
+	ck_assert_str_eq(mk_align_name(MK_ALIGN_TOP_LEFT), "top-left");
+	ck_assert_str_eq(mk_align_name(MK_ALIGN_BOTTOM_RIGHT), "bottom-right");
+}
+END_TEST
+
+/* An alignment that is neither corner is refused, naming the parameter. */
+START_TEST(bad_align_is_an_error)
+{
+	mk_expr *e;
+	ck_assert_int_eq(mk_expr_parse("causal", &e), MK_OK);
+	ck_assert_int_eq(mk_expr_bind(e, &(mk_bind_opts){.n = 2, .kv_len = 5, .align = 7}),
+			 MK_EINVAL);
+	ck_assert_str_eq(mk_error_get()->param, "align");
+	mk_expr_free(e);
 }
 END_TEST
 
@@ -267,6 +314,8 @@ int main(void)
 	tcase_add_test(tc, cells_match_the_definitions);
 	tcase_add_test(tc, counts_have_closed_forms);
 	tcase_add_test(tc, one_query_is_the_last_row);
+	tcase_add_test(tc, top_left_counts_have_closed_forms);
+	tcase_add_test(tc, bad_align_is_an_error);
 	tcase_add_test(tc, document_by_hand);
 	tcase_add_test(tc, bad_sizes_are_errors);
 	tcase_add_test(tc, npy_round_trip);

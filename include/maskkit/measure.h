@@ -54,10 +54,10 @@ int mk_measure_expr(const mk_expr *e, const int64_t *blocks, size_t ntiles,
 /* ---- the results as `maskkit measure`, gen and compose report them ------- */
 
 /* A mask's measure with its expression (mk_mask_measure_record): expr,
- * params, n, kv_len, align (rectangular masks only), count, sparsity, sparsity_nodiag, diagonal, rows (min,
- * mean, max, empty, first_empty), symmetric, causal, toeplitz and tiles (a
- * list of mk_tile_stats_record: block, tiles, nonempty, full, density,
- * effective_sparsity). */
+ * params, n, kv_len, align (rectangular masks only), count, sparsity,
+ * sparsity_nodiag, diagonal, rows (min, mean, max, empty, first_empty),
+ * symmetric, causal, toeplitz and tiles (a list of mk_tile_stats_record:
+ * block, tiles, nonempty, full, density, effective_sparsity). */
 typedef struct mk_mask_measure {
 	char *expr;                 /* mk_expr_text's copy (the expression may go) */
 	char *params;               /* mk_expr_params' copy */
@@ -77,9 +77,9 @@ extern const struct mk_record mk_mask_measure_record;
 extern const struct mk_record mk_tile_stats_record;
 
 /* A mask's summary (mk_mask_summary_record), as gen and compose --json
- * print it: expr, params, n, kv_len and align (rectangular masks only), seed (an exact
- * integer), count = |M|, sparsity, output and format (null when not
- * written). */
+ * print it: expr, params, n, kv_len and align (rectangular masks only),
+ * seed (an exact integer), count = |M|, sparsity, output and format (null
+ * when not written). */
 typedef struct mk_mask_summary {
 	const char *expr, *params; /* valid while the expression lives */
 	int64_t n, kv_len;
