@@ -64,7 +64,8 @@ typedef struct mk_bind_opts {
 	mk_align align;      /* which corner: bottom-right (0, the default) or top-left.
 			      * A mask file has its own cells: align does not move
 			      * them, it only says where measure puts each query's
-			      * diagonal (the causal and Toeplitz checks) */
+			      * own key (the diagonal and the causal check).  Here,
+			      * after kv_len, as python/maskkit/_lib.py has it */
 	uint64_t seed;       /* seed for random terms that give none */
 	uint64_t max_memory; /* cap for materialised data; 0 = default */
 	bool need_cols;      /* prepare column access (mk_cursor_col) */

@@ -28,7 +28,6 @@ typedef struct mk_tile_stats {
 typedef struct mk_measure {
 	int64_t n;             /* rows: queries */
 	int64_t kv_len;        /* columns: keys (n when square) */
-	mk_align align;        /* where the queries sit (mk_expr_align) */
 	uint64_t count;        /* |M| */
 	uint64_t diag;         /* set cells on the main diagonal: each query's own key
 				* position, (i, i + kv_len - n) bottom-right, (i, i)
@@ -42,6 +41,8 @@ typedef struct mk_measure {
 	bool symmetric_known;  /* false when bound without need_cols and not symmetric by construction */
 	size_t ntiles;
 	mk_tile_stats tiles[MK_MEASURE_MAX_TILES];
+	mk_align align;        /* where the queries sit (mk_expr_align; last, so the
+				* fields before it keep their offsets) */
 } mk_measure;
 
 /* Streams the rows of a bound expression and fills *out (symmetry is
@@ -62,10 +63,10 @@ typedef struct mk_mask_measure {
 	char *expr;                 /* mk_expr_text's copy (the expression may go) */
 	char *params;               /* mk_expr_params' copy */
 	mk_measure m;
-	const char *align;          /* mk_align_name(m.align) when rectangular, else NULL */
 	const mk_tile_stats *tiles; /* m.tiles, as the record's list: a copy of the struct
 				     * still points at the original's */
 	int64_t ntiles;             /* m.ntiles */
+	const char *align;          /* mk_align_name(m.align) when rectangular, else NULL */
 } mk_mask_measure;
 
 /* mk_measure_expr of a bound expression, with its text: what `maskkit
@@ -83,12 +84,12 @@ extern const struct mk_record mk_tile_stats_record;
 typedef struct mk_mask_summary {
 	const char *expr, *params; /* valid while the expression lives */
 	int64_t n, kv_len;
-	const char *align;         /* mk_align_name when rectangular, else NULL */
 	uint64_t seed;             /* the seed it was bound with */
 	uint64_t count;
 	double sparsity;
 	const char *output;        /* the file written, or NULL */
 	const char *format;        /* its format's name (mk_format_name), or NULL */
+	const char *align;         /* mk_align_name when rectangular, else NULL */
 } mk_mask_summary;
 
 /* Counts the bound expression's cells (output and format are left NULL). */
