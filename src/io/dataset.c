@@ -31,14 +31,6 @@ static void ds_slash(char *buf, size_t cap, const char *name)
 	snprintf(buf, cap, "%s%s", name[0] == '/' ? "" : "/", name);
 }
 
-bool mk_h5_is_dataset(hid_t file, const char *name)
-{
-	H5O_info_t oi;
-
-	return H5Lexists(file, name, H5P_DEFAULT) > 0 &&
-	       H5Oget_info_by_name(file, name, &oi, H5P_DEFAULT) >= 0 && oi.type == H5O_TYPE_DATASET;
-}
-
 /* Datasets of rank 2..5 other than the lengths, for the default choice. */
 static int ds_candidates(mk_dataset *d, char **pick)
 {
@@ -199,19 +191,6 @@ static int ds_type(mk_dataset *d)
 }
 
 /* ---- lengths ------------------------------------------------------------- */
-
-/* Checks lengths against [1, n_max]; `what` names their source, `bound`
- * where n_max comes from. */
-int mk_lengths_check(const int64_t *len, int64_t count, int64_t n_max, const char *what,
-			    const char *bound)
-{
-	for (int64_t i = 0; i < count; i++)
-		if (len[i] < 1 || len[i] > n_max)
-			return mk_error_set(MK_EFORMAT, "%s: lengths[%" PRId64 "] = %" PRId64 " is outside "
-					    "1..%" PRId64 "%s", what, i, len[i], n_max,
-					    len[i] < 1 ? "" : bound);
-	return MK_OK;
-}
 
 static int ds_lengths(mk_dataset *d, const char *want, uint64_t max_memory, bool shape_only)
 {

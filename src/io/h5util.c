@@ -350,3 +350,11 @@ out:
 		H5Tclose(m);
 	h5_attr_close(&x);
 }
+
+bool mk_h5_is_dataset(hid_t file, const char *name)
+{
+	H5O_info_t oi;
+
+	return H5Lexists(file, name, H5P_DEFAULT) > 0 &&
+	       H5Oget_info_by_name(file, name, &oi, H5P_DEFAULT) >= 0 && oi.type == H5O_TYPE_DATASET;
+}

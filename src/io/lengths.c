@@ -186,3 +186,16 @@ int mk_lengths_read(const char *spec, int64_t n_max, int64_t **out, int64_t *cou
 	free(file);
 	return ret;
 }
+
+/* Checks lengths against [1, n_max]; `what` names their source, `bound`
+ * where n_max comes from. */
+int mk_lengths_check(const int64_t *len, int64_t count, int64_t n_max, const char *what,
+		     const char *bound)
+{
+	for (int64_t i = 0; i < count; i++)
+		if (len[i] < 1 || len[i] > n_max)
+			return mk_error_set(MK_EFORMAT, "%s: lengths[%" PRId64 "] = %" PRId64 " is outside "
+					    "1..%" PRId64 "%s", what, i, len[i], n_max,
+					    len[i] < 1 ? "" : bound);
+	return MK_OK;
+}
