@@ -3,7 +3,7 @@
 
     MASKKIT_LIB=build/.libs/libmaskkit.so PYTHONPATH=python \\
         ~/.cache/maskkit/torch-venv/bin/python bench/flex_block_mask.py
-        [--n 16384,65536] [--block 128] [--reps 3] [--rounds 2] [--eager-max 16384]
+        [--n 16384,65536] [--block 128] [--reps 3] [--rounds 2] [--budget 60] [--eager-max 16384]
         [--exprs '(local128+global4)&causal;bigbird(w=64,r=3,g=2)'] [--quick]
 
 For each size n and expression (default: (local128+global4)&causal, a
@@ -17,7 +17,9 @@ BlockMask at --block, B = H = 1, on the CPU, three ways:
     create_block_mask(..., _compile=True) does; the flag is deprecated); its
     first call, which compiles, is reported apart ("first").
 Each measurement runs in a fresh process (the torch venv's Python): a
-warm-up call, then --reps timed calls; peak memory is that process's
+warm-up call, then --reps timed calls (fewer when they would take more than
+--budget seconds, at least one: eager create_block_mask takes 15 s a call at
+n = 16384 on two cores); peak memory is that process's
 resource.getrusage maxrss after the calls, less its maxrss before the first
 (torch and maskkit imported, inputs made), so the import is not counted.
 The rounds alternate the order of the three (--rounds), so a disturbance of
@@ -53,7 +55,7 @@ def maxrss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def child(method, expr, n, block, reps):
+def child(method, expr, n, block, reps, budget):
     """One measurement, in this (fresh) process: prints a JSON line."""
     import torch
     from torch.nn.attention.flex_attention import create_block_mask
@@ -74,7 +76,8 @@ def child(method, expr, n, block, reps):
     bm = build()
     first = time.perf_counter() - t0
     times = []
-    for _ in range(reps):
+    # slow builds (eager at 16k takes 15 s a call) get fewer calls: about a minute each
+    for _ in range(min(reps, max(1, int(budget / max(first, 1e-9))))):
         t0 = time.perf_counter()
         bm = build()
         times.append(time.perf_counter() - t0)
@@ -87,9 +90,10 @@ def child(method, expr, n, block, reps):
     print(json.dumps({"first": first, "times": times, "mem": peak - base, "agree": agree}))
 
 
-def measure(method, expr, n, block, reps):
+def measure(method, expr, n, block, reps, budget):
     p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", method, expr,
-                        str(n), str(block), str(reps)], capture_output=True, text=True)
+                        str(n), str(block), str(reps), str(budget)], capture_output=True,
+                       text=True)
     if p.returncode != 0:
         tail = (p.stderr.strip().splitlines() or ["no message"])[-1]
         print("%s n=%d %s: failed (exit %d): %s" % (method, n, expr, p.returncode, tail),
@@ -111,11 +115,13 @@ def main():
     ap.add_argument("--eager-max", type=int, default=16384)
     ap.add_argument("--exprs", default=None, help="';'-separated (default: see above)")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--budget", type=float, default=60,
+                    help="seconds of timed calls a measurement aims at (at least one call)")
+    ap.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        method, expr, n, block, reps = args.child
-        child(method, expr, int(n), int(block), int(reps))
+        method, expr, n, block, reps, budget = args.child
+        child(method, expr, int(n), int(block), int(reps), float(budget))
         return 0
     if args.quick:
         args.n, args.reps, args.rounds = "2048,4096", 2, 1
@@ -125,7 +131,7 @@ def main():
         print("torch is not importable: run this with the torch venv's Python "
               "(sh tests/py/torch-venv.sh; ~/.cache/maskkit/torch-venv/bin/python)",
               file=sys.stderr)
-        return 77
+        return 0
     sizes = [int(s) for s in args.n.split(",")]
     rows = []
     for n in sizes:
@@ -136,7 +142,7 @@ def main():
             methods = [m for m in METHODS if m != "eager" or n <= args.eager_max]
             for r in range(args.rounds):
                 for method in (methods if r % 2 == 0 else methods[::-1]):
-                    res = measure(method, expr, n, args.block, args.reps)
+                    res = measure(method, expr, n, args.block, args.reps, args.budget)
                     if res is None:
                         continue
                     for k in ("times", ):
@@ -146,8 +152,9 @@ def main():
             rows.append((n, expr, got))
             print_row(n, expr, got, sys.stderr)
     print("Mask.block_mask() vs create_block_mask, block %d, CPU (%d cores), medians of "
-          "%d rounds x %d calls after a warm-up; peak = maxrss growth of a fresh process"
-          % (args.block, os.cpu_count() or 1, args.rounds, args.reps))
+          "%d rounds x up to %d calls (about %g s each) after a warm-up; peak = maxrss growth "
+          "of a fresh process" % (args.block, os.cpu_count() or 1, args.rounds, args.reps,
+                                 args.budget))
     print("| n | expression | maskkit s | eager s | compiled s (first call) | eager / maskkit "
           "| compiled / maskkit | peak MiB maskkit / eager / compiled | agree |")
     print("|---|---|---|---|---|---|---|---|---|")
