@@ -499,7 +499,20 @@ static int ds_check_floats(const mk_dataset *d, mk_dataset_block *b)
 
 /* A read that fails before its H5Dread still takes part in a collective
  * one, so that the other ranks are not left inside it. */
-static herr_t ds_read_none(mk_dataset *d);
+static herr_t ds_read_none(mk_dataset *d)
+{
+	hid_t fspace = H5Dget_space(d->dset), mspace = H5Scopy(fspace);
+	herr_t st = -1;
+	unsigned char none[8];
+
+	if (fspace >= 0 && mspace >= 0 && H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0)
+		st = H5Dread(d->dset, d->mtype, mspace, fspace, d->dxpl, none);
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	if (fspace >= 0)
+		H5Sclose(fspace);
+	return st;
+}
 
 static int ds_read_failed(mk_dataset *d, int ret)
 {
@@ -574,26 +587,10 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 	if (in->is_float) {
 		out->p = (const float *)d->raw;
 		return ds_check_floats(d, out);
-	} else {
-		ds_to_bits(d->raw, d->msize, cells, d->m);
-		out->m = d->m;
 	}
+	ds_to_bits(d->raw, d->msize, cells, d->m);
+	out->m = d->m;
 	return MK_OK;
-}
-
-static herr_t ds_read_none(mk_dataset *d)
-{
-	hid_t fspace = H5Dget_space(d->dset), mspace = H5Scopy(fspace);
-	herr_t st = -1;
-	unsigned char none[8];
-
-	if (fspace >= 0 && mspace >= 0 && H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0)
-		st = H5Dread(d->dset, d->mtype, mspace, fspace, d->dxpl, none);
-	if (mspace >= 0)
-		H5Sclose(mspace);
-	if (fspace >= 0)
-		H5Sclose(fspace);
-	return st;
 }
 
 int mk_dataset_read_none(mk_dataset *d)
