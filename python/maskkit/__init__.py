@@ -22,9 +22,10 @@ import numpy as np
 
 from . import _flex, _lib
 from ._lib import Error
+from ._encode import Maps, encode, measure_attention
 
 __all__ = ["Error", "Mask", "mask", "patterns", "toeplitz", "version",
-           "TILE_EMPTY", "TILE_PARTIAL", "TILE_FULL"]
+           "TILE_EMPTY", "TILE_PARTIAL", "TILE_FULL", "encode", "measure_attention", "Maps"]
 
 # include/maskkit/mask.h's MK_TILE_*
 TILE_EMPTY, TILE_PARTIAL, TILE_FULL = 0, 1, 2
