@@ -103,31 +103,12 @@ bool mk_ds_is_data_set(const char *spec)
 	return deep;
 }
 
-int mk_ds_report_file(const char *spec, const mk_ds_report_opts *o, mk_ds_report *r)
+int mk_ds_report_dataset(mk_dataset *d, const mk_ds_report_opts *o, mk_ds_report *r)
 {
-	mk_dataset_opts dopts = {.dataset = o->dataset, .lengths = o->lengths, .axes = o->axes,
-				 .max_memory = o->max_memory, .parallel = true,
-				 .collective = o->collective};
-	mk_dataset *d = NULL;
-	const mk_dataset_info *in;
-	size_t flen = mk_tensor_file_len(spec);
-	char *file = strndup(spec, flen);
-	int ret = file ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
+	const mk_dataset_info *in = mk_dataset_get_info(d);
+	int ret = MK_OK;
 
 	memset(r, 0, sizeof *r);
-	if (ret == MK_OK && spec[flen] && o->dataset) {
-		mk_error_set(MK_EINVAL, "'%s' names its dataset, and another is given", spec);
-		ret = mk_error_param("dataset");
-	}
-	if (spec[flen])
-		dopts.dataset = spec + flen + 1;
-	/* every rank opens the file together, or none does */
-	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
-		ret = mk_dataset_open(file, &dopts, &d);
-	free(file);
-	if (ret)
-		return ret;
-	in = mk_dataset_get_info(d);
 	r->file = true;
 	if (o->n && o->n != in->n) {
 		mk_error_set(MK_EINVAL, "n = %" PRId64 " does not match the data's N = %" PRId64,
@@ -148,9 +129,36 @@ int mk_ds_report_file(const char *spec, const mk_ds_report_opts *o, mk_ds_report
 	/* the other ranks' counts are incomplete: only rank 0 reports */
 	if (ret == MK_OK && mk_par_rank() == 0)
 		ret = rep_rows(r, o->keep.rule != MK_KEEP_TOP_P);
-	mk_dataset_close(d);
 	if (ret)
 		mk_ds_report_release(r);
+	return ret;
+}
+
+int mk_ds_report_file(const char *spec, const mk_ds_report_opts *o, mk_ds_report *r)
+{
+	mk_dataset_opts dopts = {.dataset = o->dataset, .lengths = o->lengths, .axes = o->axes,
+				 .max_memory = o->max_memory, .parallel = true,
+				 .collective = o->collective};
+	mk_dataset *d = NULL;
+	size_t flen = mk_tensor_file_len(spec);
+	char *file = strndup(spec, flen);
+	int ret = file ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
+
+	memset(r, 0, sizeof *r);
+	if (ret == MK_OK && spec[flen] && o->dataset) {
+		mk_error_set(MK_EINVAL, "'%s' names its dataset, and another is given", spec);
+		ret = mk_error_param("dataset");
+	}
+	if (spec[flen])
+		dopts.dataset = spec + flen + 1;
+	/* every rank opens the file together, or none does */
+	if ((ret = mk_par_agree(ret, NULL)) == MK_OK)
+		ret = mk_dataset_open(file, &dopts, &d);
+	free(file);
+	if (ret)
+		return ret;
+	ret = mk_ds_report_dataset(d, o, r);
+	mk_dataset_close(d);
 	return ret;
 }
 

@@ -34,6 +34,35 @@ static void causal_col(const mk_term *t, int64_t j, uint64_t *dst)
 	mk_bits_set_range(dst, j, t->n);
 }
 
+/* mask_mods (pattern.h): i >= 0 always holds, i < 0 never */
+static int full_flex(const mk_term *t, mk_flex *f)
+{
+	(void)t;
+	mk_flex_printf(f, "(%s >= 0)", f->i);
+	return f->err;
+}
+
+static int none_flex(const mk_term *t, mk_flex *f)
+{
+	(void)t;
+	mk_flex_printf(f, "(%s < 0)", f->i);
+	return f->err;
+}
+
+static int diag_flex(const mk_term *t, mk_flex *f)
+{
+	(void)t;
+	mk_flex_printf(f, "(%s == %s)", f->i, f->j);
+	return f->err;
+}
+
+static int causal_flex(const mk_term *t, mk_flex *f)
+{
+	(void)t;
+	mk_flex_printf(f, "(%s <= %s)", f->j, f->i);
+	return f->err;
+}
+
 const mk_pattern_def mk_pat_full = {
 	.info = {
 		.name = "full",
@@ -41,6 +70,7 @@ const mk_pattern_def mk_pat_full = {
 	},
 	.symmetric = true,
 	.row = full_row,
+	.flex = full_flex,
 };
 
 const mk_pattern_def mk_pat_none = {
@@ -50,6 +80,7 @@ const mk_pattern_def mk_pat_none = {
 	},
 	.symmetric = true,
 	.row = none_row,
+	.flex = none_flex,
 };
 
 const mk_pattern_def mk_pat_diag = {
@@ -60,6 +91,7 @@ const mk_pattern_def mk_pat_diag = {
 	.symmetric = true,
 	.sweep = {.param = "block", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 10},
 	.row = diag_row,
+	.flex = diag_flex,
 };
 
 const mk_pattern_def mk_pat_causal = {
@@ -70,4 +102,5 @@ const mk_pattern_def mk_pat_causal = {
 	.symmetric = false,
 	.row = causal_row,
 	.col = causal_col,
+	.flex = causal_flex,
 };

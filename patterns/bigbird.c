@@ -5,6 +5,7 @@
  * bigbird(w, r = 2K, g) is exactly local(w) + random(size = K) + global(g).
  */
 #include "config.h"
+#include <inttypes.h>
 #include <assert.h>
 #include "mask.h"
 #include "pattern.h"
@@ -74,6 +75,26 @@ static void bb_col(const mk_term *t, int64_t j, uint64_t *dst)
 	mk_bits_set_range(dst, 0, g);
 }
 
+/* Global rows and columns, the window, and each row's r keys as a table
+ * (drawn for every row, the global ones too: those are full anyway). */
+static int bb_flex(const mk_term *t, mk_flex *f)
+{
+	int64_t w = bb_clip(t, BB_W), g = bb_clip(t, BB_G), r = bb_clip(t, BB_R);
+
+	if (r >= t->n) {
+		mk_flex_printf(f, "(%s >= 0)", f->i);
+		return f->err;
+	}
+	mk_flex_printf(f, "((%s < %" PRId64 ") | (%s < %" PRId64 ") | ((%s - %s).abs() <= %" PRId64
+		       ")", f->i, g, f->j, g, f->i, f->j, w);
+	if (r > 0) {
+		mk_flex_printf(f, " | ");
+		mk_flex_draws(f, t, BB_TAG_ROWS, r);
+	}
+	mk_flex_printf(f, ")");
+	return f->err;
+}
+
 static const mk_param_info bb_params[] = {
 	{"w", MK_PARAM_INT, "1", "window: neighbours on each side of the diagonal"},
 	{"r", MK_PARAM_INT, "2", "random keys per query"},
@@ -94,6 +115,7 @@ const mk_pattern_def mk_pat_bigbird = {
 		   .order = 5},
 	.bind = bb_bind,
 	.row = bb_row,
+	.flex = bb_flex,
 	.col = bb_col,
 	.prepare_cols = bb_prepare_cols,
 	.release = bb_release,

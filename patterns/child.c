@@ -188,6 +188,37 @@ static void fixed_col(const mk_term *t, int64_t j, uint64_t *dst)
 	mk_bits_set_range(dst, causal ? j : lo, hi);
 }
 
+/* ---- mask_mods (pattern.h) ---- */
+
+static void child_causal_flex(const mk_term *t, int k, mk_flex *f)
+{
+	if (t->p[k].i)
+		mk_flex_printf(f, " & (%s <= %s)", f->j, f->i);
+	mk_flex_printf(f, ")");
+}
+
+static int strided_flex(const mk_term *t, mk_flex *f)
+{
+	int64_t l = strided_l(t);
+
+	mk_flex_printf(f, "((((%s - %s).abs() < %" PRId64 ") | ((%s - %s).abs() %% %" PRId64
+		       " == 0))", f->i, f->j, l, f->i, f->j, l);
+	child_causal_flex(t, STRIDED_CAUSAL, f);
+	return f->err;
+}
+
+/* The summary keys: j mod l >= l - c, in the last block too (bind clips its
+ * range at n, which j < n already is). */
+static int fixed_flex(const mk_term *t, mk_flex *f)
+{
+	int64_t l = t->p[FIXED_L].i, c = t->p[FIXED_C].i;
+
+	mk_flex_printf(f, "(((%s // %" PRId64 " == %s // %" PRId64 ") | (%s %% %" PRId64
+		       " >= %" PRId64 "))", f->i, l, f->j, l, f->j, l, l - c);
+	child_causal_flex(t, FIXED_CAUSAL, f);
+	return f->err;
+}
+
 static const mk_param_info strided_params[] = {
 	{"l", MK_PARAM_INT, "4", "stride: band width and step between strided keys"},
 	{"causal", MK_PARAM_BOOL, "0", "keep only keys at or before the query (j <= i)"},
@@ -211,6 +242,7 @@ const mk_pattern_def mk_pat_strided = {
 	.sweep = {.param = "l", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 2},
 	.bind = strided_bind,
 	.row = strided_row,
+	.flex = strided_flex,
 	.col = strided_col,
 	.release = strided_release,
 };
@@ -228,6 +260,7 @@ const mk_pattern_def mk_pat_fixed = {
 	.sweep = {.param = "l", .extra = ",c=1", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 3},
 	.bind = fixed_bind,
 	.row = fixed_row,
+	.flex = fixed_flex,
 	.col = fixed_col,
 	.release = fixed_release,
 };

@@ -193,6 +193,61 @@ static void star_row(const mk_term *t, int64_t i, uint64_t *dst)
 	mk_bits_set_range(dst, i - 1, i + 2 > t->n ? t->n : i + 2);
 }
 
+/* ---- mask_mods (pattern.h) ---- */
+
+/* "tK[x]" for a set of positions (a membership table), or nothing when
+ * empty; returns whether it wrote. */
+static bool tokset_flex(const tokset *s, int64_t n, const char *x, const char *sep, mk_flex *f)
+{
+	long k;
+
+	if (!s->len)
+		return false;
+	if ((k = mk_flex_table_add(f, MK_FLEX_SET, n, s->pos, (int64_t)s->len)) >= 0)
+		mk_flex_printf(f, "%st%ld[%s]", sep, k, x);
+	return true;
+}
+
+static int global_flex(const mk_term *t, mk_flex *f)
+{
+	const tokset *s = t->priv;
+	long k;
+
+	if (!s) {
+		mk_flex_printf(f, "((%s < %" PRId64 ") | (%s < %" PRId64 "))", f->i,
+			       t->p[GLOBAL_G].i, f->j, t->p[GLOBAL_G].i);
+		return f->err;
+	}
+	if (!s->len) { /* tokens= that lists none */
+		mk_flex_printf(f, "(%s < 0)", f->i);
+		return f->err;
+	}
+	if ((k = mk_flex_table_add(f, MK_FLEX_SET, t->n, s->pos, (int64_t)s->len)) >= 0)
+		mk_flex_printf(f, "(t%ld[%s] | t%ld[%s])", k, f->ic, k, f->jc);
+	return f->err;
+}
+
+static int axis_flex(const mk_term *t, mk_flex *f)
+{
+	const axis_priv *a = t->priv;
+	bool rows;
+
+	mk_flex_printf(f, "(");
+	rows = tokset_flex(&a->rows, t->n, f->ic, "", f);
+	if (!tokset_flex(&a->cols, t->n, f->jc, rows ? " | " : "", f) && !rows)
+		mk_flex_printf(f, "%s < 0", f->i);
+	mk_flex_printf(f, ")");
+	return f->err;
+}
+
+static int star_flex(const mk_term *t, mk_flex *f)
+{
+	(void)t;
+	mk_flex_printf(f, "(((%s - %s).abs() <= 1) | (%s == 0) | (%s == 0))", f->i, f->j, f->i,
+		       f->j);
+	return f->err;
+}
+
 static const mk_param_info global_params[] = {
 	{"g", MK_PARAM_INT, "1", "number of global tokens, the first g"},
 	{"tokens", MK_PARAM_LIST, "", "explicit global token positions (replace g)"},
@@ -216,6 +271,7 @@ const mk_pattern_def mk_pat_global = {
 	.sweep = {.param = "g", .lo = 0, .hi = MK_SWEEP_HI_N, .monotone = true, .order = 9},
 	.bind = global_bind,
 	.row = global_row,
+	.flex = global_flex,
 	.release = global_release,
 };
 
@@ -230,6 +286,7 @@ const mk_pattern_def mk_pat_axis = {
 	.bind = axis_bind,
 	.row = axis_row,
 	.col = axis_col,
+	.flex = axis_flex,
 	.release = axis_release,
 };
 
@@ -241,4 +298,5 @@ const mk_pattern_def mk_pat_star = {
 	.symmetric = true,
 	.sweep = {.param = "block", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 7},
 	.row = star_row,
+	.flex = star_flex,
 };

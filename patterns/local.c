@@ -47,6 +47,32 @@ static void diagonal_row(const mk_term *t, int64_t i, uint64_t *dst)
 	}
 }
 
+static int local_flex(const mk_term *t, mk_flex *f)
+{
+	mk_flex_printf(f, "((%s - %s).abs() <= %" PRId64 ")", f->i, f->j, t->p[LOCAL_W].i);
+	return f->err;
+}
+
+/* The diagonals inside the grid, or none. */
+static int diagonal_flex(const mk_term *t, mk_flex *f)
+{
+	const mk_pval *v = &t->p[DIAGONAL_OFFSETS];
+	bool any = false;
+
+	mk_flex_printf(f, "(");
+	for (size_t k = 0; k < v->len; k++) {
+		if (v->list[k] >= t->n)
+			continue;
+		mk_flex_printf(f, "%s((%s - %s).abs() == %" PRId64 ")", any ? " | " : "", f->i, f->j,
+			       v->list[k]);
+		any = true;
+	}
+	if (!any)
+		mk_flex_printf(f, "%s < 0", f->i);
+	mk_flex_printf(f, ")");
+	return f->err;
+}
+
 static const mk_param_info local_params[] = {
 	{"w", MK_PARAM_INT, "1", "neighbours on each side of the diagonal"},
 };
@@ -66,6 +92,7 @@ const mk_pattern_def mk_pat_local = {
 	.symmetric = true,
 	.sweep = {.param = "w", .lo = 0, .hi = MK_SWEEP_HI_N_1, .monotone = true, .order = 1},
 	.row = local_row,
+	.flex = local_flex,
 };
 
 const mk_pattern_def mk_pat_diagonal = {
@@ -78,4 +105,5 @@ const mk_pattern_def mk_pat_diagonal = {
 	.symmetric = true,
 	.bind = diagonal_bind,
 	.row = diagonal_row,
+	.flex = diagonal_flex,
 };

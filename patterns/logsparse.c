@@ -38,6 +38,17 @@ static int logsparse_bind(mk_term *t)
 	return MK_OK;
 }
 
+/* d & (d - 1) == 0: d = 0 or a power of two */
+static int logsparse_flex(const mk_term *t, mk_flex *f)
+{
+	mk_flex_printf(f, "((((%s - %s).abs() & ((%s - %s).abs() - 1)) == 0)", f->i, f->j, f->i,
+		       f->j);
+	if (t->p[LOGSPARSE_CAUSAL].i)
+		mk_flex_printf(f, " & (%s <= %s)", f->j, f->i);
+	mk_flex_printf(f, ")");
+	return f->err;
+}
+
 static const mk_param_info logsparse_params[] = {
 	{"causal", MK_PARAM_BOOL, "0", "keep only keys at or before the query (j <= i)"},
 };
@@ -54,5 +65,6 @@ const mk_pattern_def mk_pat_logsparse = {
 	.sweep = {.param = "block", .lo = 1, .hi = MK_SWEEP_HI_N, .order = 4},
 	.bind = logsparse_bind,
 	.row = logsparse_row,
+	.flex = logsparse_flex,
 	.col = logsparse_col,
 };

@@ -100,6 +100,20 @@ static void lf_row(const mk_term *t, int64_t i, uint64_t *dst)
 		mk_bit_set(dst, p->pos[k]);
 }
 
+/* The window, and the global tokens' rows and columns from one table. */
+static int lf_flex(const mk_term *t, mk_flex *f)
+{
+	const lf_priv *p = t->priv;
+	int64_t w = t->p[LF_W].i < t->n ? t->p[LF_W].i : t->n;
+	long k;
+
+	mk_flex_printf(f, "(((%s - %s).abs() <= %" PRId64 ")", f->i, f->j, w);
+	if (p->len && (k = mk_flex_table_add(f, MK_FLEX_SET, t->n, p->pos, p->len)) >= 0)
+		mk_flex_printf(f, " | t%ld[%s] | t%ld[%s]", k, f->ic, k, f->jc);
+	mk_flex_printf(f, ")");
+	return f->err;
+}
+
 static const mk_param_info lf_params[] = {
 	{"w", MK_PARAM_INT, "2", "window: neighbours on each side of the diagonal"},
 	{"g", MK_PARAM_INT, "2", "number of global tokens, at random positions"},
@@ -119,5 +133,6 @@ const mk_pattern_def mk_pat_longformer = {
 	.sweep = {.param = "w", .lo = 0, .hi = MK_SWEEP_HI_N_1, .monotone = true, .order = 6},
 	.bind = lf_bind,
 	.row = lf_row,
+	.flex = lf_flex,
 	.release = lf_release,
 };

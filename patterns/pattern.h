@@ -11,6 +11,8 @@
 
 #define MK_MAX_PARAMS 8
 
+struct mk_flex;
+
 typedef struct mk_pval {
 	bool given;    /* set explicitly in the expression */
 	int64_t i;     /* int and bool values */
@@ -61,6 +63,9 @@ typedef struct mk_pattern_def {
 	/* Builds what col() needs when that is costly (random terms); may be NULL. */
 	int (*prepare_cols)(mk_term *t, uint64_t max_memory);
 	void (*release)(mk_term *t);
+	/* Writes the pattern as a FlexAttention mask_mod expression (flex.c);
+	 * NULL: it has none (a generator refuses the expression). */
+	int (*flex)(const mk_term *t, struct mk_flex *f);
 } mk_pattern_def;
 
 /* The table in registry.c. */
@@ -109,5 +114,50 @@ int mk_randcols_build(mk_randcols **out, uint64_t seed, uint64_t tag, int64_t k,
 		      int64_t n, uint64_t max_memory);
 void mk_randcols_col(const mk_randcols *rc, int64_t j, uint64_t *dst);
 void mk_randcols_free(mk_randcols *rc);
+
+/* ---- FlexAttention mask_mod text (flex.c) ---- */
+
+/* What a term's flex() writes: one Python boolean expression over torch
+ * integer tensors, in the names the generator gives it for the term's grid
+ * indices (i, j: query and key on the term's t->n x t->n grid, blocks when
+ * block > 1; ic, jc: the same clamped to [0, t->n), for table lookups, since
+ * a kernel may evaluate a mask_mod past the end of the sequence).  Lookup
+ * tables hold what arithmetic cannot say (random draws, chosen tokens,
+ * document ids) in O(n) or O(n r) entries, never n x n. */
+typedef enum mk_flex_kind {
+	MK_FLEX_ROWS,     /* int32 [rows, cols] as given */
+	MK_FLEX_SET,      /* positions in [0, n): a bool [n] membership vector */
+	MK_FLEX_SEGMENTS  /* lengths: int32 [n] of segment ids, -1 past their sum */
+} mk_flex_kind;
+
+typedef struct mk_flex_table {
+	mk_flex_kind kind;
+	int64_t n;          /* entries of the vector SET and SEGMENTS make */
+	int64_t rows, cols; /* of data */
+	int32_t *data;      /* owned */
+} mk_flex_table;
+
+typedef struct mk_flex {
+	const char *i, *j, *ic, *jc; /* the names, set by the generator */
+	struct mk_sb *text;          /* the expression being written (the caller's) */
+	mk_flex_table *tables;
+	size_t ntables, tcap;
+	uint64_t max_memory; /* cap on the tables' bytes */
+	uint64_t bytes;      /* the tables' bytes so far */
+	int err;             /* the first failure (MK_ENOMEM, MK_ERANGE); sticky */
+} mk_flex;
+
+/* Appends to f->text; a failure is kept in f->err and later appends do nothing. */
+void mk_flex_printf(mk_flex *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds a table of len int64 values (positions, lengths: each below 2^31 as
+ * n is), stored as int32, and returns K of its name "tK" (-1 on failure,
+ * f->err set); the caller writes the name. */
+long mk_flex_table_add(mk_flex *f, mk_flex_kind kind, int64_t n, const int64_t *data,
+		       int64_t len);
+/* Appends the random draws of every row of the grid, as mk_draw_row makes
+ * them, as a table and the test "j is one of row i's keys" (k < n). */
+void mk_flex_draws(mk_flex *f, const mk_term *t, uint64_t tag, int64_t k);
+/* Frees the tables; f can be reused after zeroing. */
+void mk_flex_release(mk_flex *f);
 
 #endif

@@ -222,6 +222,18 @@ static const mk_param_info random_params[] = {
 	{"seed", MK_PARAM_INT, "0", "seed of the draw (else the global --seed)"},
 };
 
+/* Each row's keys as a table (O(n K)); rows of every key are full. */
+static int random_flex(const mk_term *t, mk_flex *f)
+{
+	int64_t k = random_keys(t);
+
+	if (k >= t->n || k <= 0)
+		mk_flex_printf(f, "(%s %s 0)", f->i, k > 0 ? ">=" : "<");
+	else
+		mk_flex_draws(f, t, RANDOM_TAG_ROWS, k);
+	return f->err;
+}
+
 const mk_pattern_def mk_pat_random = {
 	.info = {
 		.name = "random",
@@ -234,6 +246,7 @@ const mk_pattern_def mk_pat_random = {
 	.sweep = {.param = "size", .lo = 0, .hi = MK_SWEEP_HI_HALF, .monotone = true, .order = 8},
 	.bind = random_bind,
 	.row = random_row,
+	.flex = random_flex,
 	.col = random_col,
 	.prepare_cols = random_prepare_cols,
 	.release = random_release,

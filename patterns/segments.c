@@ -118,6 +118,30 @@ static void document_col(const mk_term *t, int64_t j, uint64_t *dst)
 		mk_bits_set_range(dst, t->p[DOCUMENT_CAUSAL].i ? j : d->start[k], d->start[k + 1]);
 }
 
+/* ---- mask_mods (pattern.h) ---- */
+
+static int prefix_flex(const mk_term *t, mk_flex *f)
+{
+	mk_flex_printf(f, "((%s < %" PRId64 ") | (%s <= %s))", f->j, t->p[PREFIX_P].i, f->j,
+		       f->i);
+	return f->err;
+}
+
+/* The documents' ids from their lengths (-1: padding past their sum). */
+static int document_flex(const mk_term *t, mk_flex *f)
+{
+	const mk_pval *v = &t->p[DOCUMENT_LENGTHS];
+	long k = mk_flex_table_add(f, MK_FLEX_SEGMENTS, t->n, v->list, (int64_t)v->len);
+
+	if (k < 0)
+		return f->err;
+	mk_flex_printf(f, "((t%ld[%s] == t%ld[%s]) & (t%ld[%s] >= 0)", k, f->ic, k, f->jc, k, f->ic);
+	if (t->p[DOCUMENT_CAUSAL].i)
+		mk_flex_printf(f, " & (%s <= %s)", f->j, f->i);
+	mk_flex_printf(f, ")");
+	return f->err;
+}
+
 static const mk_param_info prefix_params[] = {
 	{"p", MK_PARAM_INT, "0", "length of the bidirectional prefix"},
 };
@@ -140,6 +164,7 @@ const mk_pattern_def mk_pat_prefix = {
 	.symmetric = false,
 	.bind = prefix_bind,
 	.row = prefix_row,
+	.flex = prefix_flex,
 	.col = prefix_col,
 };
 
@@ -153,6 +178,7 @@ const mk_pattern_def mk_pat_document = {
 	.symmetric = false,
 	.bind = document_bind,
 	.row = document_row,
+	.flex = document_flex,
 	.col = document_col,
 	.release = document_release,
 };

@@ -2,6 +2,7 @@
  * src/io/dataset.c): hand-counted masks, closed forms of patterns over
  * lengths and keep rules; malformed files are in check_dataset_files.c. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -130,6 +131,76 @@ START_TEST(test_hand_probabilities)
 	mk_ds_measure_release(&r);
 	H5Tclose(f16);
 	unlink(path);
+}
+END_TEST
+
+/* The hand-made data in memory (mk_dataset_wrap): the same counts as the
+ * file's, in each element type it takes, and the caller's array untouched. */
+static void measure_mem(mk_dtype t, double set, double unset, const mk_keep *k)
+{
+	static union { float f[S3 * L2 * H2 * N4 * N4]; double d[S3 * L2 * H2 * N4 * N4];
+		uint16_t h[S3 * L2 * H2 * N4 * N4]; uint8_t b[S3 * L2 * H2 * N4 * N4]; } u, keep;
+	const int64_t len[S3] = {4, 2, 3};
+	mk_dataset_mem m = {.data = &u, .dtype = t, .samples = S3, .layers = L2, .heads = H2,
+			    .n = N4, .lengths = len, .nlengths = S3};
+	mk_dataset *d = NULL;
+	mk_ds_measure r;
+	size_t c = 0;
+
+	for (int64_t s = 0; s < S3; s++)
+		for (int l = 0; l < L2; l++)
+			for (int h = 0; h < H2; h++)
+				for (int64_t i = 0; i < N4; i++)
+					for (int64_t j = 0; j < N4; j++, c++) {
+						double v = hand_cell(s, l, h, i, j) ? set : unset;
+						if (t == MK_DTYPE_F32)
+							u.f[c] = (float)v;
+						else if (t == MK_DTYPE_F64)
+							u.d[c] = v;
+						else if (t == MK_DTYPE_F16)
+							u.h[c] = mk_half_from_float((float)v);
+						else
+							u.b[c] = (uint8_t)v;
+					}
+	memcpy(&keep, &u, sizeof u);
+	ck_assert_msg(mk_dataset_wrap(&m, 0, &d) == MK_OK, "wrap: %s", mk_error());
+	ck_assert_str_eq(mk_dataset_get_info(d)->lengths_name, "lengths");
+	ck_assert_msg(mk_dataset_measure(d, k, NULL, NULL, &r) == MK_OK, "measure: %s", mk_error());
+	check_hand(&r);
+	mk_ds_measure_release(&r);
+	mk_dataset_close(d);
+	ck_assert(memcmp(&keep, &u, sizeof u) == 0);
+}
+
+START_TEST(test_hand_in_memory)
+{
+	mk_keep nonzero = {MK_KEEP_NONZERO, 0}, k = {MK_KEEP_THRESHOLD, 0.3};
+	mk_dataset_mem m = {.data = "", .dtype = MK_DTYPE_F32, .samples = 1, .layers = 1,
+			    .heads = 1, .n = 4, .lengths = (const int64_t[]){5}, .nlengths = 1};
+	mk_dataset *d = NULL;
+
+	measure_mem(MK_DTYPE_U8, 1, 0, &nonzero);
+	measure_mem(MK_DTYPE_F32, 0.5, 0.125, &k);
+	measure_mem(MK_DTYPE_F64, 0.5, 0.125, &k);
+	measure_mem(MK_DTYPE_F16, 0.5, 0.125, &k);
+	/* refused before anything is read: a length beyond N, too few lengths,
+	 * an element type, an empty axis, a block beyond max_memory */
+	ck_assert_int_eq(mk_dataset_wrap(&m, 0, &d), MK_EFORMAT);
+	ck_assert_str_eq(mk_error_get()->param, "lengths");
+	m.nlengths = 0;
+	ck_assert_int_eq(mk_dataset_wrap(&m, 0, &d), MK_EINVAL);
+	ck_assert_str_eq(mk_error_get()->param, "lengths");
+	m.lengths = NULL;
+	m.dtype = MK_DTYPE_I32;
+	ck_assert_int_eq(mk_dataset_wrap(&m, 0, &d), MK_EINVAL);
+	ck_assert_str_eq(mk_error_get()->param, "dtype");
+	m.dtype = MK_DTYPE_F32;
+	m.heads = 0;
+	ck_assert_int_eq(mk_dataset_wrap(&m, 0, &d), MK_EINVAL);
+	ck_assert_str_eq(mk_error_get()->param, "heads");
+	m.heads = 1;
+	ck_assert_int_eq(mk_dataset_wrap(&m, 32, &d), MK_ERANGE);
+	ck_assert_ptr_null(d);
 }
 END_TEST
 
@@ -443,6 +514,7 @@ static Suite *dataset_suite(void)
 
 	tcase_add_test(t, test_hand_masks);
 	tcase_add_test(t, test_hand_probabilities);
+	tcase_add_test(t, test_hand_in_memory);
 	tcase_add_test(t, test_constant_length_is_classic);
 	tcase_add_test(t, test_toeplitz_levels);
 	tcase_add_test(p, test_local2_closed_form);

@@ -491,6 +491,75 @@ START_TEST(test_write_file)
 }
 END_TEST
 
+/* mk_encode_maps_make: the file's /attn, /lengths and /ids in memory, the
+ * same bits in float32 and float16; its refusals. */
+START_TEST(test_maps_in_memory)
+{
+	static tiny m;
+	static float want32[NS * LAYERS * HEADS * MAXN * MAXN];
+	static uint16_t want16[NS * LAYERS * HEADS * MAXN * MAXN];
+	mk_model_config c = tiny_config();
+	mk_encoder *e = NULL;
+	int32_t ids[NS * MAXN], got_ids[NS * MAXN];
+	int64_t len[NS];
+	mk_encode_ids x = {.ids = ids, .len = len, .samples = NS, .n = MAXN, .tokens = 13,
+			   .truncated = 1};
+	mk_encode_result res;
+	mk_encode_maps got;
+	hid_t f16 = h5t_float16();
+
+	memcpy(ids, batch_ids, sizeof ids);
+	memcpy(len, batch_len, sizeof len);
+	tiny_make(&m, 8);
+	ck_assert_int_eq(tiny_load(tiny_write(&m, NAMES_TORCH, "w.h5", NULL), &c, &e), MK_OK);
+	for (int half = 0; half < 2; half++) {
+		mk_encode_opts o = {.batch = 2, .max_len = 7, .dtype = half ? MK_DTYPE_F16 : 0};
+		hid_t f, d;
+		ck_assert_int_eq(mk_encode_write(e, &x, &o, path("out.h5"), &res), MK_OK);
+		f = H5Fopen(path("out.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
+		d = H5Dopen2(f, "attn", H5P_DEFAULT);
+		/* float16 read as itself: its bits */
+		ck_assert_int_ge(H5Dread(d, half ? f16 : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
+					 H5P_DEFAULT, half ? (void *)want16 : (void *)want32), 0);
+		H5Dclose(d);
+		d = H5Dopen2(f, "ids", H5P_DEFAULT);
+		ck_assert_int_ge(H5Dread(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+					 got_ids), 0);
+		H5Dclose(d);
+		H5Fclose(f);
+		ck_assert_msg(mk_encode_maps_make(e, &x, &o, 0, &got) == MK_OK, "%s", mk_error());
+		ck_assert_int_eq(got.samples, NS);
+		ck_assert_int_eq(got.layers, LAYERS);
+		ck_assert_int_eq(got.heads, HEADS);
+		ck_assert_int_eq(got.n, MAXN);
+		ck_assert_int_eq(got.truncated, 1);
+		ck_assert_int_eq(got.max_len, 7);
+		ck_assert_int_eq(got.dtype, half ? MK_DTYPE_F16 : MK_DTYPE_F32);
+		ck_assert_str_eq(got.model_type, "bert");
+		ck_assert(!memcmp(got.attn, half ? (void *)want16 : (void *)want32,
+				  half ? sizeof want16 : sizeof want32));
+		ck_assert(!memcmp(got.lengths, len, sizeof len));
+		ck_assert(!memcmp(got.ids, got_ids, sizeof got_ids));
+		mk_encode_maps_release(&got);
+	}
+	/* the maps' bytes against max_memory, before they are allocated */
+	ck_assert_int_eq(mk_encode_maps_make(e, &x, &(mk_encode_opts){.batch = 2}, 1000, &got),
+			 MK_ERANGE);
+	ck_assert_str_eq(mk_error_get()->param, "max_memory");
+	ck_assert_ptr_null(got.attn);
+	ck_assert_int_eq(mk_encode_maps_make(e, &x, &(mk_encode_opts){.batch = 0}, 0, &got),
+			 MK_EINVAL);
+	ck_assert_str_eq(mk_error_get()->param, "batch");
+	ck_assert_int_eq(mk_encode_maps_make(e, &x, &(mk_encode_opts){.batch = 1, .qk = true}, 0,
+					     &got), MK_EINVAL);
+	ck_assert_int_eq(mk_encode_maps_make(e, &x, &(mk_encode_opts){.batch = 1,
+		.layout = MK_ENCODE_RAGGED}, 0, &got), MK_EINVAL);
+	ck_assert_str_eq(mk_error_get()->param, "layout");
+	H5Tclose(f16);
+	mk_encoder_free(e);
+}
+END_TEST
+
 /* The ids file: blank lines skipped, long lines cut and counted, bad ids named. */
 START_TEST(test_ids_file)
 {
@@ -536,6 +605,7 @@ int main(void)
 	tcase_add_test(t, test_load_errors);
 	tcase_add_test(t, test_roberta_positions);
 	tcase_add_test(t, test_write_file);
+	tcase_add_test(t, test_maps_in_memory);
 	tcase_add_test(t, test_ids_file);
 	suite_add_tcase(s, t);
 	return mk_test_main(s);

@@ -385,6 +385,48 @@ START_TEST(text_sentences)
 }
 END_TEST
 
+/* Texts in memory: one sample each, or split as a file's text is. */
+START_TEST(text_from_memory)
+{
+	static const char para[] = "One. Two (x) here?\n  Same paragraph.\n\nNew one.\r\n";
+	const char *texts[3] = {"a line\nwith a break", para, "tail. Last"};
+	size_t lens[3] = {20, sizeof para - 1, 10};
+	mk_text_lines f = read_text(para, true), l;
+
+	ck_assert_int_eq(mk_text_lines_from(texts, lens, 3, false, &l), MK_OK);
+	ck_assert_int_eq(l.count, 3);
+	ck_assert_str_eq(l.text[0], "a line\nwith a break");
+	ck_assert_uint_eq(l.len[1], sizeof para - 1);
+	ck_assert_int_eq(l.lineno[2], 3);
+	mk_text_lines_release(&l);
+	/* one text: the file's sentences; the texts' never run into each other */
+	ck_assert_int_eq(mk_text_lines_from(&texts[1], &lens[1], 1, true, &l), MK_OK);
+	ck_assert_int_eq(l.count, f.count);
+	for (int64_t k = 0; k < f.count; k++) {
+		ck_assert_str_eq(l.text[k], f.text[k]);
+		ck_assert_int_eq(l.lineno[k], f.lineno[k]);
+	}
+	mk_text_lines_release(&l);
+	ck_assert_int_eq(mk_text_lines_from(texts, lens, 3, true, &l), MK_OK);
+	ck_assert_int_eq(l.count, 1 + f.count + 2);
+	ck_assert_str_eq(l.text[0], "a line with a break");
+	ck_assert_str_eq(l.text[1], f.text[0]);
+	ck_assert_str_eq(l.text[l.count - 2], "tail.");
+	mk_text_lines_release(&l);
+	mk_text_lines_release(&f);
+	/* no sample from a blank text, no texts, invalid UTF-8 */
+	lens[0] = 0;
+	ck_assert_int_eq(mk_text_lines_from(texts, lens, 3, false, &l), MK_EINVAL);
+	ck_assert_str_eq(mk_error_get()->param, "texts");
+	ck_assert_int_eq(mk_text_lines_from(texts, lens, 0, false, &l), MK_EINVAL);
+	texts[2] = "bad \xc3(";
+	lens[2] = 6;
+	ck_assert_int_eq(mk_text_lines_from(&texts[2], &lens[2], 1, false, &l), MK_EFORMAT);
+	ck_assert_msg(strstr(mk_error(), "line 1: invalid UTF-8 at byte 5"), "%s", mk_error());
+	ck_assert_ptr_null(l.buf);
+}
+END_TEST
+
 START_TEST(text_errors)
 {
 	mk_text_lines l;
@@ -422,6 +464,7 @@ int main(void)
 	tcase_add_test(tc, text_lines);
 	tcase_add_test(tc, text_sentences);
 	tcase_add_test(tc, text_errors);
+	tcase_add_test(tc, text_from_memory);
 	suite_add_tcase(s, tc);
 	return mk_test_main(s);
 }

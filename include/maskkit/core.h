@@ -163,6 +163,10 @@ const char *mk_dtype_name(mk_dtype d);
 /* ---- version -------------------------------------------------------------- */
 const char *mk_version(void);
 
+/* Frees what the library malloc'd for a caller that has no free() of the
+ * same C runtime at hand (a binding): mk_expr_flex_py's text. */
+void mk_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

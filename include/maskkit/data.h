@@ -93,6 +93,28 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 /* A collective read of nothing, for a rank with no block in a round. */
 int mk_dataset_read_none(mk_dataset *d);
 
+/* A data set in the caller's memory (dataset_mem.c): data holds samples x
+ * layers x heads x n x n elements in C order (a numpy array [samples,
+ * layers, heads, N, N]) of dtype MK_DTYPE_F32, F64 or F16 (IEEE halves:
+ * probabilities) or MK_DTYPE_BOOL, U8, I8 (masks: nonzero is set), and
+ * lengths nlengths entries (must be samples; NULL: every sample is n long).
+ * It reads as a file's data set does, its blocks copied (the caller's
+ * memory is never written to and must outlive the data set).  path and
+ * name stand for the file and the dataset in messages and reports (NULL:
+ * "memory", "data"), lengths_name for the lengths' (NULL: "lengths").
+ * Errors: MK_EINVAL for an axis < 1 (naming it), another dtype (`dtype`),
+ * lengths not one per sample or outside [1, n] (`lengths`); MK_ERANGE as
+ * mk_dataset_open's, before anything is allocated. */
+typedef struct mk_dataset_mem {
+	const void *data;
+	mk_dtype dtype;
+	int64_t samples, layers, heads, n;
+	const int64_t *lengths;
+	int64_t nlengths;
+	const char *path, *name, *lengths_name;
+} mk_dataset_mem;
+int mk_dataset_wrap(const mk_dataset_mem *m, uint64_t max_memory, mk_dataset **out);
+
 /* Reads sample lengths from "FILE.h5" (dataset "lengths", else the only 1-D
  * integer dataset), "FILE.h5:/path", "FILE.npy" (1-D integers) or a text
  * file of integers separated by white space or commas.  Each must be in
@@ -223,6 +245,10 @@ bool mk_ds_is_data_set(const char *spec);
  * calls it and rank 0's report is complete.  MK_EINVAL naming `n` when n
  * is not the data's N. */
 int mk_ds_report_file(const char *spec, const mk_ds_report_opts *o, mk_ds_report *out);
+/* The same over a data set already open (mk_dataset_open, mk_dataset_wrap),
+ * which it reads whole and leaves open; o->dataset, lengths and axes are
+ * the opener's and not read here. */
+int mk_ds_report_dataset(mk_dataset *d, const mk_ds_report_opts *o, mk_ds_report *out);
 /* exprs[l * heads + a]: one expression per layer and head (layers 0: one
  * flat list of heads), measured at each sample's length; name says what
  * they are (an expression, a heads file).  MK_EINVAL naming `lengths` when

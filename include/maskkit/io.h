@@ -23,7 +23,8 @@ typedef enum mk_format {
 	MK_FMT_H5,
 	MK_FMT_NPY,
 	MK_FMT_BLOCKS,
-	MK_FMT_FLEX /* FlexAttention's block layout as a NumPy .npz */
+	MK_FMT_FLEX,   /* FlexAttention's block layout as a NumPy .npz */
+	MK_FMT_FLEX_PY /* FlexAttention's mask_mod as Python source (.py; written only) */
 } mk_format;
 
 /* From a name ("txt", "json", ...; "npz" is flex) or a path's extension
@@ -76,6 +77,35 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o);
 
 /* Reads a mask file; the format comes from the extension. */
 int mk_mask_load(const char *path, uint64_t max_memory, mk_mask **out);
+
+/* ---- FlexAttention (src/expr/expr_flex.c) ------------------------------------ */
+
+/* The bound expression's mask_mod as a standalone Python source file (torch
+ * only): index arithmetic on q_idx and kv_idx composed with | & ~, lookup
+ * tables (O(n r), base64) for random keys, chosen tokens and documents.  It
+ * defines EXPR, PARAMS, Q_LEN, KV_LEN, ALIGN, make_mask_mod(device=None),
+ * mask_mod and block_mask(block_size=128, device=None).  A mask file in the
+ * expression is MK_EINVAL (its cells have no arithmetic).  *text is
+ * malloc'd: free it with mk_free. */
+int mk_expr_flex_py(const mk_expr *e, char **text);
+
+/* FlexAttention's BlockMask arrays of one mask (B = H = 1), as
+ * create_block_mask makes them and the .npz of the flex format holds them:
+ * per query block the partial key blocks (kv_*) and the full ones
+ * (full_kv_*), each row's listed blocks ascending, then the others
+ * ascending.  A block cut by the end of either axis is never full. */
+typedef struct mk_flex_blocks {
+	int64_t q_len, kv_len, block, nb_q, nb_kv;
+	int32_t *kv_num_blocks;      /* [nb_q] */
+	int32_t *kv_indices;         /* [nb_q, nb_kv] */
+	int32_t *full_kv_num_blocks; /* [nb_q] */
+	int32_t *full_kv_indices;    /* [nb_q, nb_kv] */
+} mk_flex_blocks;
+
+/* The rows of a bound expression streamed into *out (block 0: 128), checked
+ * against its max_memory; free it with mk_flex_blocks_free. */
+int mk_expr_flex_blocks(const mk_expr *e, int64_t block, mk_flex_blocks **out);
+void mk_flex_blocks_free(mk_flex_blocks *b); /* NULL-safe */
 
 /* ---- stacks of masks: one HDF5 dataset (io_h5_stack.c), one .npz (io_flex.c) */
 

@@ -128,6 +128,16 @@ typedef struct mk_text_lines {
 int mk_text_lines_read(const char *path, uint64_t max_bytes, bool sentences,
 		       mk_text_lines *out);
 void mk_text_lines_release(mk_text_lines *l);
+/* The same from texts in memory: texts[k], lens[k] bytes of UTF-8 (NULs
+ * allowed), is one text.  Without sentences each text is a sample as it
+ * is (line breaks inside it are white space to the tokenizer; lineno is
+ * k + 1); with sentences each text is split as a file's text is (its
+ * blank lines end paragraphs, and no paragraph runs from one text into the
+ * next).  MK_EINVAL naming `texts` for no text, or without sentences an
+ * empty or blank one (there is no such sample in a file); MK_EFORMAT for
+ * invalid UTF-8 as mk_text_lines_read, the file called 'texts'. */
+int mk_text_lines_from(const char *const *texts, const size_t *lens, int64_t count,
+		       bool sentences, mk_text_lines *out);
 
 /* ---- the encoder (encoder_load.c, encoder.c, encode.c, encode_h5.c) ---------- */
 
@@ -326,6 +336,38 @@ typedef struct mk_encode_summary {
 int mk_encode_run(const char *model, const mk_encode_run_opts *o, const char *out,
 		  mk_encode_summary *r);
 extern const struct mk_record mk_encode_summary_record;
+
+/* ---- maskkit encode into memory (encode_mem.c, encode_run.c) --------------- */
+
+/* What mk_encode_write's padded layout holds, in memory: /attn, /lengths,
+ * /ids and the root's numeric attributes. */
+typedef struct mk_encode_maps {
+	void *attn;         /* [samples, layers, heads, n, n]: float (dtype MK_DTYPE_F32) or
+			     * IEEE halves as uint16 (MK_DTYPE_F16); zeros past each length */
+	int64_t *lengths;   /* [samples] */
+	int32_t *ids;       /* [samples, n], 0-padded */
+	int64_t samples, layers, heads, n;
+	int64_t max_len, truncated, tokens;
+	mk_dtype dtype;
+	char model_type[32];
+} mk_encode_maps;
+void mk_encode_maps_release(mk_encode_maps *m); /* NULL-safe */
+
+/* Runs the samples through e batch by batch, as mk_encode_write does, into
+ * out: the same floats (the same forward pass, the same rounding to
+ * float16) in the padded layout; the ids and lengths are copied.  o's
+ * batch, dtype and max_len are read (o->qk and a ragged layout are
+ * MK_EINVAL: they are the file's).  The maps' size is checked against
+ * max_memory (0: MK_DEFAULT_MAX_MEMORY; MK_ERANGE naming `max_memory`)
+ * before they are allocated. */
+int mk_encode_maps_make(mk_encoder *e, const mk_encode_ids *x, const mk_encode_opts *o,
+			uint64_t max_memory, mk_encode_maps *out);
+
+/* mk_encode_run over texts in memory (mk_text_lines_from with o->sentences)
+ * into out instead of a file: o->text and o->ids are not read; o->qk,
+ * o->qk_limit and a ragged layout are refused. */
+int mk_encode_texts(const char *model, const char *const *texts, const size_t *lens,
+		    int64_t count, const mk_encode_run_opts *o, mk_encode_maps *out);
 
 /* ---- one sentence's queries and keys (model_qk.c) ------------------------- */
 

@@ -10,6 +10,7 @@ MASKKIT_LIB=build/.libs/libmaskkit.so), else the installed one.
     m.sparsity, m.count  # as `maskkit gen ... --json`
     m.measure()          # the dict `maskkit measure EXPR --n 4096 --json` prints
     m.tiles(128)         # uint8 [nb, nb_kv]: 0 empty, 1 partial, 2 full
+    m.block_mask(128)    # FlexAttention's BlockMask with its mask_mod (torch)
 
 The whole API: docs/python.md.
 """
@@ -19,11 +20,12 @@ import sys
 
 import numpy as np
 
-from . import _lib
+from . import _flex, _lib
 from ._lib import Error
+from ._encode import Maps, encode, measure_attention
 
 __all__ = ["Error", "Mask", "mask", "patterns", "toeplitz", "version",
-           "TILE_EMPTY", "TILE_PARTIAL", "TILE_FULL"]
+           "TILE_EMPTY", "TILE_PARTIAL", "TILE_FULL", "encode", "measure_attention", "Maps"]
 
 # include/maskkit/mask.h's MK_TILE_*
 TILE_EMPTY, TILE_PARTIAL, TILE_FULL = 0, 1, 2
@@ -187,6 +189,43 @@ class Mask:
         a = _view(addr, ctypes.c_uint8, (nb, nb_kv), owner)
         a.flags.writeable = False
         return a
+
+    # ---- FlexAttention ---------------------------------------------------
+    def flex_py(self):
+        """The mask_mod as a standalone Python source (torch only), the
+        file `maskkit gen EXPR --n N --format flex-py -o mask_mod.py` writes:
+        index arithmetic on q_idx and kv_idx composed with | & ~, lookup
+        tables of O(n r) entries for random keys, chosen tokens and
+        documents.  A mask file in the expression is a maskkit.Error."""
+        return _flex.flex_py(self._expr.ptr)
+
+    def mask_mod(self, device=None):
+        """FlexAttention's mask_mod(b, h, q_idx, kv_idx) of this mask, its
+        tables on device (None: the CPU): flex_py()'s, so it works at any
+        length and torch.compile fuses it.  An expression that reads mask
+        files looks its cells up instead (q_len x kv_len bools).  Needs
+        torch."""
+        if _flex.has_files(self._expr.ptr):
+            return _flex.dense_mask_mod(self.numpy(), device)
+        return _flex.load_mask_mod(self.flex_py(), device)
+
+    def block_arrays(self, block_size=128):
+        """The four arrays of FlexAttention's BlockMask (kv_num_blocks,
+        kv_indices, full_kv_num_blocks, full_kv_indices), int32 with
+        create_block_mask's shapes ([1, 1, nb_q], [1, 1, nb_q, nb_kv]) and
+        values, from the library's tile layout (mk_expr_flex_blocks): the
+        rows streamed, never the n x n cells.  Needs no torch."""
+        return _flex.blocks(self._expr.ptr, block_size)
+
+    def block_mask(self, block_size=128, device=None):
+        """A torch.nn.attention.flex_attention.BlockMask (B = H = 1) made
+        with BlockMask.from_kv_blocks from block_arrays(block_size) and
+        mask_mod(device), with seq_lengths (q_len, kv_len): what
+        create_block_mask(m.mask_mod(), None, None, q_len, kv_len,
+        BLOCK_SIZE=block_size) gives, without evaluating the mask_mod on
+        every cell.  Needs torch."""
+        return _flex.block_mask(self.block_arrays(block_size), self.mask_mod(device),
+                                self.shape, block_size, device)
 
 
 def mask(expr, n=None, q_len=None, kv_len=None, align="bottom-right", seed=0,

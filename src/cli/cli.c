@@ -224,7 +224,7 @@ int cli_emit(const mk_expr *e, const cli_mask_opts *o)
 			w.format = mk_format_from_path(o->out);
 		if (w.format == MK_FMT_NONE)
 			return mk_error_set(MK_EINVAL, "cannot tell the format of '%s' from its name: "
-					    "give --format txt|json|png|h5|npy|blocks|flex", o->out);
+					    "give --format txt|json|png|h5|npy|blocks|flex|flex-py", o->out);
 		ret = mk_write_expr(e, o->out, &w);
 		return ret || !o->json ? ret : cli_mask_json(e, o, w.format);
 	}
@@ -234,7 +234,8 @@ int cli_emit(const mk_expr *e, const cli_mask_opts *o)
 		return cli_summary(e, o);
 	if (w.format == MK_FMT_NONE)
 		w.format = MK_FMT_TXT;
-	if (w.format != MK_FMT_TXT && w.format != MK_FMT_JSON && w.format != MK_FMT_BLOCKS)
+	if (w.format != MK_FMT_TXT && w.format != MK_FMT_JSON && w.format != MK_FMT_BLOCKS &&
+	    w.format != MK_FMT_FLEX_PY)
 		return mk_error_set(MK_EINVAL, "%s output is binary: give -o FILE",
 				    mk_format_name(w.format));
 	return mk_write_expr_stream(e, stdout, &w);
@@ -287,7 +288,7 @@ int cli_mask_opt_format(void *opts, const char *arg)
 	o->format = mk_format_from_name(arg);
 	if (o->format == MK_FMT_NONE)
 		return mk_error_set(MK_EINVAL, "unknown format '%s' (use txt, json, png, h5, npy, "
-				    "blocks or flex)", arg);
+				    "blocks, flex or flex-py)", arg);
 	return MK_OK;
 }
 

@@ -30,7 +30,8 @@ static const struct cli_opt compose_table[] = {
 		     "seed for random terms without seed="),
 	CLI_OPT_WRITE("output", 'o', compose_opts, m.out, "FILE", "write to FILE (atomically)"),
 	CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL,
-		     "txt, json, png, h5, npy, blocks or flex (default: from FILE's extension)"),
+		     "txt, json, png, h5, npy, blocks, flex or flex-py (default: from FILE's "
+		     "extension)"),
 	CLI_OPT_INT("block", 0, compose_opts, m.block, "B", 1, MK_N_MAX, "128",
 		    "block size of the blocks and flex formats"),
 	CLI_OPT_FLAG("json", 0, compose_opts, m.json,

@@ -22,7 +22,8 @@ static const struct cli_opt gen_table[] = {
 		     "write to FILE (atomically: an existing FILE is replaced only when writing "
 		     "succeeds)"),
 	CLI_OPT_CALL("format", 0, cli_mask_opt_format, "F", NULL,
-		     "txt, json, png, h5, npy, blocks or flex (default: from FILE's extension)"),
+		     "txt, json, png, h5, npy, blocks, flex or flex-py (default: from FILE's "
+		     "extension)"),
 	CLI_OPT_INT("block", 0, gen_opts, m.block, "B", 1, MK_N_MAX, "128",
 		    "block size of the blocks and flex formats"),
 	CLI_OPT_FLAG("json", 0, gen_opts, m.json,
@@ -89,7 +90,10 @@ const struct mk_cmd mk_cmd_gen = {
 "png heatmap (cells for small n, density-shaded beyond 1024); h5 dataset\n"
 "'mask' (uint8 n x n) with attributes expr, seed, sparsity; npy numpy bool;\n"
 "blocks FlexAttention-style layout (kv_num_blocks, kv_indices, full_*) as JSON;\n"
-"flex (.npz) the same as the int32 arrays of BlockMask.from_kv_blocks.\n"
+"flex (.npz) the same as the int32 arrays of BlockMask.from_kv_blocks;\n"
+"flex-py (.py) FlexAttention's mask_mod as Python source needing only torch:\n"
+"index arithmetic on q_idx and kv_idx (small tables for random keys, chosen\n"
+"tokens, documents), with make_mask_mod(device) and block_mask(block_size).\n"
 "\n"
 "--heads-file: mask k = layer * heads + head (heads and layers numbered from\n"
 "0) is built from its expression at n with seed S + k, where S is --seed, so\n"
@@ -106,5 +110,6 @@ const struct mk_cmd mk_cmd_gen = {
 	.examples =
 "  maskkit gen local2 --n 8\n"
 "  maskkit gen 'bigbird(w=1,r=2,g=2,block=16)' --n 4096 --seed 7 -o bigbird.npy --json\n"
-"  maskkit gen --heads-file heads.json --n 512 -o stack.h5\n",
+"  maskkit gen --heads-file heads.json --n 512 -o stack.h5\n"
+"  maskkit gen '(local128+global4)&causal' --n 16384 -o mask_mod.py\n",
 };

@@ -146,6 +146,11 @@ const char *mk_version(void)
 	return PACKAGE_VERSION;
 }
 
+void mk_free(void *p)
+{
+	free(p);
+}
+
 int mk_check_n(int64_t n, const char *what)
 {
 	if (n <= 0)

@@ -2,6 +2,7 @@
 #ifndef MK_INTERNAL_H
 #define MK_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include "mask.h"
@@ -58,6 +59,17 @@ void mk_bits_extract(uint64_t *dst, const uint64_t *src, int64_t lo, int64_t len
 int64_t mk_bits_next(const uint64_t *w, int64_t nbits, int64_t from, bool set);
 
 /* ---- a source of rows for writers ---- */
+/* A growable string (strbuf.c): appends after a failure do nothing, and
+ * mk_sb_take then gives NULL. */
+typedef struct mk_sb {
+	char *s;
+	size_t len, cap;
+	int err;
+} mk_sb;
+void mk_sb_printf(mk_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mk_sb_vprintf(mk_sb *b, const char *fmt, va_list ap);
+char *mk_sb_take(mk_sb *b); /* NULL if any append failed */
+
 typedef struct mk_rows {
 	int64_t n;    /* rows (queries) */
 	int64_t cols; /* columns (keys): n for a square mask */
@@ -83,6 +95,9 @@ int mk_io_write_png(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_npy(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_blocks(const mk_rows *r, FILE *f, const mk_write_opts *o);
 int mk_io_write_flex(const mk_rows *r, FILE *f, const mk_write_opts *o);
+/* The BlockMask arrays of r's rows (io_flex.c; mk_expr_flex_blocks's work). */
+int mk_io_flex_blocks(const mk_rows *r, int64_t block, uint64_t max_memory,
+		      mk_flex_blocks **out);
 int mk_io_write_h5(const mk_rows *r, const char *path, const mk_write_opts *o);
 /* io.c: rows written to path (atomically) or to an open stream in a format,
  * for the expression writer above io (src/expr/expr_write.c); and an error

@@ -23,43 +23,6 @@ static int mk_parse_sum(mk_parser *p, mk_node **out);
 
 /* ---- strings ---- */
 
-void mk_sb_printf(mk_sb *b, const char *fmt, ...)
-{
-	va_list ap;
-	int len;
-	if (b->err)
-		return;
-	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (len < 0 || b->len + (size_t)len + 1 > b->cap) {
-		size_t cap = (b->cap ? b->cap * 2 : 64) + (size_t)(len < 0 ? 0 : len);
-		char *s = realloc(b->s, cap);
-		if (len < 0 || !s) {
-			b->err = 1;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)len;
-}
-
-char *mk_sb_take(mk_sb *b)
-{
-	char *s = b->s;
-	if (b->err || !s) {
-		free(s);
-		s = NULL;
-	}
-	b->s = NULL;
-	b->len = b->cap = 0;
-	return s;
-}
-
 /* ---- nodes ---- */
 
 static mk_node *mk_node_alloc(int kind)

@@ -3,6 +3,7 @@
 #define MK_EXPR_INTERNAL_H
 
 #include <stdarg.h>
+#include "internal.h"
 #include "mask.h"
 #include "expr.h"
 #include "pattern.h"
@@ -32,15 +33,6 @@ struct mk_expr {
 	size_t scratch_words;
 	bool bound, cols;
 };
-
-/* A growable string. */
-typedef struct mk_sb {
-	char *s;
-	size_t len, cap;
-	int err;
-} mk_sb;
-void mk_sb_printf(mk_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *mk_sb_take(mk_sb *b); /* NULL if any append failed */
 
 void mk_node_free(mk_node *x);
 /* Appends the node as an expression, with all parameters when `full`. */

@@ -5,8 +5,10 @@
  */
 #include "config.h"
 #include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "internal.h"
 #include "core.h"
 #include "expr.h"
@@ -21,11 +23,33 @@ static void expr_write_row(void *ctx, int64_t i, uint64_t *dst)
 static int expr_write_check_shape(const mk_expr *e, mk_format f)
 {
 	if (mk_expr_n(e) == mk_expr_kv_len(e) || f == MK_FMT_NPY || f == MK_FMT_TXT ||
-	    f == MK_FMT_FLEX)
+	    f == MK_FMT_FLEX || f == MK_FMT_FLEX_PY)
 		return MK_OK;
 	return mk_error_set(MK_EINVAL, "the %s format holds square masks: write a rectangular "
 			    "one (%" PRId64 " x %" PRId64 ") as .npy, .txt or .npz (flex)",
 			    mk_format_name(f), mk_expr_n(e), mk_expr_kv_len(e));
+}
+
+/* A mask_mod is text made from the expression, not rows (expr_flex.c):
+ * made before the output is opened, so that its errors are the
+ * expression's, not the file's. */
+static int expr_write_text(void *file, void *text)
+{
+	return fputs(text, file) == EOF ? mk_error_errno(errno, "write failed") : MK_OK;
+}
+
+/* To path atomically, or (path NULL) to the stream file. */
+static int expr_write_flex_py(const mk_expr *e, const char *path, FILE *file)
+{
+	char *text = NULL;
+	int ret = mk_expr_flex_py(e, &text);
+
+	if (ret == MK_OK && path)
+		ret = mk_write_atomic(path, expr_write_text, text);
+	else if (ret == MK_OK && file)
+		ret = expr_write_text(file, text);
+	free(text);
+	return ret;
 }
 
 /* Makes a row source of a bound expression; the caller frees *cur. */
@@ -72,6 +96,8 @@ int mk_write_expr(const mk_expr *e, const char *path, const mk_write_opts *o)
 				    "extension (use .txt, .json, .png, .h5, .npy or .npz)", path);
 	if ((ret = expr_write_check_shape(e, format)))
 		return mk_io_name_error(ret, path);
+	if (format == MK_FMT_FLEX_PY)
+		return expr_write_flex_py(e, path, NULL);
 	ret = expr_write_rows(e, &rows, &cur);
 	if (ret == MK_OK)
 		ret = mk_io_write_rows(&rows, path, format, o);
@@ -92,6 +118,12 @@ int mk_write_expr_stream(const mk_expr *e, void *file, const mk_write_opts *o)
 	/* io refuses a format a stream cannot take (HDF5) */
 	if ((ret = expr_write_check_shape(e, o->format)))
 		return ret;
+	if (o->format == MK_FMT_FLEX_PY) {
+		ret = expr_write_flex_py(e, NULL, file);
+		if (ret == MK_OK && fflush(file) != 0)
+			ret = mk_error_errno(errno, "write failed");
+		return ret;
+	}
 	ret = expr_write_rows(e, &rows, &cur);
 	if (ret == MK_OK)
 		ret = mk_io_write_rows_stream(&rows, file, o);

@@ -246,7 +246,7 @@ fixed:
  * buffers, per sample and per (layer, head) what DS_PER_SAMPLE and
  * DS_PER_HEAD say.  The block buffers are allocated at the first read, so
  * that opening a file only to look at its shape costs little. */
-static int ds_sizes(mk_dataset *d, uint64_t max_memory)
+int mk_ds_sizes(mk_dataset *d, uint64_t max_memory)
 {
 	const mk_dataset_info *in = &d->info;
 	uint64_t cap = max_memory ? max_memory : MK_DEFAULT_MAX_MEMORY, cells, bytes, total, lh;
@@ -408,7 +408,7 @@ int mk_dataset_open(const char *path, const mk_dataset_opts *o, mk_dataset **out
 		ret = ds_type(d);
 	d->lengths_name[0] = '\0';
 	if (ret == MK_OK)
-		ret = ds_sizes(d, o->max_memory);
+		ret = mk_ds_sizes(d, o->max_memory);
 	if (ret == MK_OK)
 		ret = ds_prepare(d, o->max_memory);
 	if (ret == MK_OK)
@@ -499,7 +499,20 @@ static int ds_check_floats(const mk_dataset *d, mk_dataset_block *b)
 
 /* A read that fails before its H5Dread still takes part in a collective
  * one, so that the other ranks are not left inside it. */
-static herr_t ds_read_none(mk_dataset *d);
+static herr_t ds_read_none(mk_dataset *d)
+{
+	hid_t fspace = H5Dget_space(d->dset), mspace = H5Scopy(fspace);
+	herr_t st = -1;
+	unsigned char none[8];
+
+	if (fspace >= 0 && mspace >= 0 && H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0)
+		st = H5Dread(d->dset, d->mtype, mspace, fspace, d->dxpl, none);
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	if (fspace >= 0)
+		H5Sclose(fspace);
+	return st;
+}
 
 static int ds_read_failed(mk_dataset *d, int ret)
 {
@@ -508,20 +521,14 @@ static int ds_read_failed(mk_dataset *d, int ret)
 	return ret;
 }
 
-int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_block *out)
+/* Block (sample, layer) from the file into d->raw, float16 converted. */
+static int ds_read_h5(mk_dataset *d, int64_t sample, int64_t layer, uint64_t cells)
 {
 	const mk_dataset_info *in = &d->info;
 	hsize_t start[DS_MAX_RANK] = {0}, count[DS_MAX_RANK];
 	hid_t fspace, mspace;
-	uint64_t cells = (uint64_t)in->heads * (uint64_t)in->n * (uint64_t)in->n;
 	herr_t st = -1;
-	int ret;
 
-	if (sample < 0 || sample >= in->samples || layer < 0 || layer >= in->layers)
-		return ds_read_failed(d, mk_error_set(MK_EINVAL, "block (sample %" PRId64 ", layer %"
-						      PRId64 ") is outside the data", sample, layer));
-	if ((ret = ds_buffers(d, cells)))
-		return ds_read_failed(d, ret);
 	for (int k = 0; k < in->rank; k++)
 		count[k] = k < in->rank - 2 ? 1 : (hsize_t)in->n;
 	if (d->axis_s >= 0)
@@ -555,6 +562,24 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 				    layer, d->name);
 	if (d->half)
 		mk_ds_halves(d->raw, d->ragged ? count[1] : cells);
+	return MK_OK;
+}
+
+int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_block *out)
+{
+	const mk_dataset_info *in = &d->info;
+	uint64_t cells = (uint64_t)in->heads * (uint64_t)in->n * (uint64_t)in->n;
+	int ret;
+
+	if (sample < 0 || sample >= in->samples || layer < 0 || layer >= in->layers)
+		return ds_read_failed(d, mk_error_set(MK_EINVAL, "block (sample %" PRId64 ", layer %"
+						      PRId64 ") is outside the data", sample, layer));
+	if ((ret = ds_buffers(d, cells)))
+		return ds_read_failed(d, ret);
+	if (d->mem)
+		mk_ds_mem_read(d, sample, layer);
+	else if ((ret = ds_read_h5(d, sample, layer, cells)))
+		return ret;
 	*out = (mk_dataset_block){.sample = sample, .layer = layer, .heads = in->heads,
 				  .n = in->n, .len = d->lengths[sample]};
 	if (d->ragged)
@@ -562,26 +587,10 @@ int mk_dataset_read(mk_dataset *d, int64_t sample, int64_t layer, mk_dataset_blo
 	if (in->is_float) {
 		out->p = (const float *)d->raw;
 		return ds_check_floats(d, out);
-	} else {
-		ds_to_bits(d->raw, d->msize, cells, d->m);
-		out->m = d->m;
 	}
+	ds_to_bits(d->raw, d->msize, cells, d->m);
+	out->m = d->m;
 	return MK_OK;
-}
-
-static herr_t ds_read_none(mk_dataset *d)
-{
-	hid_t fspace = H5Dget_space(d->dset), mspace = H5Scopy(fspace);
-	herr_t st = -1;
-	unsigned char none[8];
-
-	if (fspace >= 0 && mspace >= 0 && H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0)
-		st = H5Dread(d->dset, d->mtype, mspace, fspace, d->dxpl, none);
-	if (mspace >= 0)
-		H5Sclose(mspace);
-	if (fspace >= 0)
-		H5Sclose(fspace);
-	return st;
 }
 
 int mk_dataset_read_none(mk_dataset *d)

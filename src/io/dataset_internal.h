@@ -32,7 +32,17 @@ struct mk_dataset {
 	bool ragged;
 	int64_t *offsets;            /* [samples + 1] */
 	int64_t ragged_max;          /* elements in the largest block */
+	/* in memory (dataset_mem.c): the caller's [samples, layers, heads, n, n]
+	 * elements of fsize bytes, never written to; file and dset invalid */
+	const uint8_t *mem;
 };
+
+/* What the readers keep, checked against max_memory before anything is
+ * allocated (dataset.c): d->info's shape, d->msize and d->fsize set. */
+int mk_ds_sizes(mk_dataset *d, uint64_t max_memory);
+/* Block (sample, layer) of an in-memory data set copied into d->raw as
+ * the file's reader leaves it: floats as float32, masks as their bytes. */
+void mk_ds_mem_read(mk_dataset *d, int64_t sample, int64_t layer);
 
 /* The ragged layout (maskkit encode --layout ragged): d->dset is a 2-D
  * float dataset [layers, T] whose attribute layout is "ragged".  Detects

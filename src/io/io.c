@@ -27,6 +27,7 @@ static const struct {
 	{"txt", MK_FMT_TXT},   {"json", MK_FMT_JSON}, {"png", MK_FMT_PNG},
 	{"h5", MK_FMT_H5},     {"hdf5", MK_FMT_H5},   {"npy", MK_FMT_NPY},
 	{"blocks", MK_FMT_BLOCKS}, {"flex", MK_FMT_FLEX},  {"npz", MK_FMT_FLEX},
+	{"flex-py", MK_FMT_FLEX_PY}, {"py", MK_FMT_FLEX_PY},
 };
 
 #define MK_NFORMAT_NAMES (sizeof mk_format_names / sizeof mk_format_names[0])
@@ -55,7 +56,8 @@ mk_format mk_format_from_path(const char *path)
 	f = mk_format_from_name(dot + 1);
 	/* A block layout is JSON on disk; ".blocks" is not an extension we own,
 	 * nor ".flex": a FlexAttention layout is a .npz. */
-	if (f == MK_FMT_BLOCKS || (f == MK_FMT_FLEX && strcasecmp(dot + 1, "npz") != 0))
+	if (f == MK_FMT_BLOCKS || (f == MK_FMT_FLEX && strcasecmp(dot + 1, "npz") != 0) ||
+	    (f == MK_FMT_FLEX_PY && strcasecmp(dot + 1, "py") != 0))
 		return MK_FMT_NONE;
 	return f;
 }
@@ -464,6 +466,9 @@ static int mk_io_read(const char *path, uint64_t max_memory, mk_mask **out)
 	case MK_FMT_PNG:
 		return mk_error_set(MK_EINVAL, "'%s': PNG pictures cannot be read back as masks "
 				    "(use .txt, .json, .h5, .npy or .npz)", path);
+	case MK_FMT_FLEX_PY:
+		return mk_error_set(MK_EINVAL, "'%s': a mask_mod (flex-py) cannot be read back as "
+				    "a mask (use .txt, .json, .h5, .npy or .npz)", path);
 	default:
 		return mk_error_set(MK_EINVAL, "'%s': unknown mask file type "
 				    "(use .txt, .json, .h5, .npy or .npz)", path);

@@ -31,6 +31,7 @@ struct mk_flex {
 	size_t nvalues;
 	uint64_t *bits;    /* one query block's key blocks */
 	uint8_t *row;      /* one row of kv_indices, little-endian */
+	int32_t *order;    /* the same as numbers */
 };
 
 static void mk_flex_counts(void *ctx, mk_npz_sink *s)
@@ -51,7 +52,19 @@ static void mk_flex_store(uint8_t *p, int64_t v)
 		p[b] = (uint8_t)((uint64_t)v >> (8 * b));
 }
 
-/* Each row: the listed blocks ascending, then the others ascending. */
+/* A row of kv_indices from the bits of its listed blocks: those ascending,
+ * then the others ascending (a stable descending sort of the row, as
+ * create_block_mask has it).  Returns how many are listed. */
+static int32_t mk_flex_order(const uint64_t *bits, size_t stride, int64_t nb_kv, int32_t *dst)
+{
+	size_t listed = 0, rest = (size_t)mk_bits_count(bits, stride);
+	int32_t count = (int32_t)rest;
+
+	for (int64_t kb = 0; kb < nb_kv; kb++)
+		dst[mk_bit_test(bits, kb) ? listed++ : rest++] = (int32_t)kb;
+	return count;
+}
+
 static void mk_flex_indices(void *ctx, mk_npz_sink *s)
 {
 	struct mk_flex *x = ctx;
@@ -59,12 +72,10 @@ static void mk_flex_indices(void *ctx, mk_npz_sink *s)
 
 	for (int64_t h = 0; h < L->heads; h++)
 		for (int64_t qb = 0; qb < L->nb_q; qb++) {
-			size_t listed = 0, rest;
 			mk_block_layout_row(L, x->kind, h, qb, x->bits);
-			rest = (size_t)mk_bits_count(x->bits, L->stride);
+			mk_flex_order(x->bits, L->stride, L->nb_kv, x->order);
 			for (int64_t kb = 0; kb < L->nb_kv; kb++)
-				mk_flex_store(x->row + 4 * (mk_bit_test(x->bits, kb) ? listed++ : rest++),
-					      kb);
+				mk_flex_store(x->row + 4 * kb, x->order[kb]);
 			mk_npz_put(s, x->row, 4 * (size_t)L->nb_kv);
 		}
 }
@@ -105,9 +116,10 @@ static int mk_flex_value(mk_npz_writer *z, struct mk_flex *x, const char *name, 
 static int mk_flex_write(const mk_block_layout *L, FILE *f)
 {
 	struct mk_flex x = {.L = L, .bits = malloc(L->stride * sizeof *x.bits),
-			    .row = malloc(4 * (size_t)L->nb_kv)};
+			    .row = malloc(4 * (size_t)L->nb_kv),
+			    .order = malloc(sizeof(int32_t) * (size_t)L->nb_kv)};
 	mk_npz_writer z = {.f = f};
-	int ret = x.bits && x.row ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
+	int ret = x.bits && x.row && x.order ? MK_OK : mk_error_set(MK_ENOMEM, "out of memory");
 
 	/* every length and index fits in an int32 */
 	assert(L->q_len <= MK_N_MAX && L->kv_len <= MK_N_MAX && MK_N_MAX <= INT32_MAX);
@@ -124,6 +136,7 @@ static int mk_flex_write(const mk_block_layout *L, FILE *f)
 	ret = mk_npz_finish(&z, ret);
 	free(x.bits);
 	free(x.row);
+	free(x.order);
 	return ret;
 }
 
@@ -138,6 +151,76 @@ int mk_io_write_flex(const mk_rows *r, FILE *f, const mk_write_opts *o)
 	if (ret == MK_OK)
 		ret = mk_flex_write(&L, f);
 	mk_block_layout_release(&L);
+	return ret;
+}
+
+/* ---- in memory: mk_expr_flex_blocks ------------------------------------------ */
+
+void mk_flex_blocks_free(mk_flex_blocks *b)
+{
+	if (!b)
+		return;
+	free(b->kv_num_blocks);
+	free(b->kv_indices);
+	free(b->full_kv_num_blocks);
+	free(b->full_kv_indices);
+	free(b);
+}
+
+/* Both kinds' counts and ordered rows from the layout's bits. */
+static int mk_flex_fill(const mk_block_layout *L, mk_flex_blocks *b)
+{
+	uint64_t *bits = malloc(L->stride * sizeof *bits);
+
+	if (!bits)
+		return mk_error_set(MK_ENOMEM, "out of memory");
+	for (int64_t qb = 0; qb < L->nb_q; qb++) {
+		size_t at = (size_t)qb * (size_t)L->nb_kv;
+		mk_block_layout_row(L, MK_LAYOUT_PARTIAL, 0, qb, bits);
+		b->kv_num_blocks[qb] = mk_flex_order(bits, L->stride, L->nb_kv, b->kv_indices + at);
+		mk_block_layout_row(L, MK_LAYOUT_FULL, 0, qb, bits);
+		b->full_kv_num_blocks[qb] =
+			mk_flex_order(bits, L->stride, L->nb_kv, b->full_kv_indices + at);
+	}
+	free(bits);
+	return MK_OK;
+}
+
+int mk_io_flex_blocks(const mk_rows *r, int64_t block, uint64_t max_memory,
+		      mk_flex_blocks **out)
+{
+	mk_block_layout L;
+	mk_flex_blocks *b = NULL;
+	uint64_t cells, bytes;
+	int ret = mk_block_layout_init(&L, 1, r->n, r->cols, block, max_memory);
+
+	*out = NULL;
+	/* the arrays: two [nb_q, nb_kv] and two [nb_q] of int32, beside the bits */
+	if (ret == MK_OK && !(ret = mk_mul_u64((uint64_t)L.nb_q, (uint64_t)L.nb_kv + 1, &cells)) &&
+	    !(ret = mk_mul_u64(cells, 2 * sizeof(int32_t), &bytes)))
+		ret = mk_check_memory(bytes, max_memory, "the BlockMask arrays");
+	if (ret == MK_OK && !(b = calloc(1, sizeof *b)))
+		ret = mk_error_set(MK_ENOMEM, "out of memory");
+	if (ret == MK_OK) {
+		*b = (mk_flex_blocks){.q_len = r->n, .kv_len = r->cols, .block = L.q_block,
+				      .nb_q = L.nb_q, .nb_kv = L.nb_kv};
+		b->kv_num_blocks = malloc((size_t)L.nb_q * sizeof(int32_t));
+		b->full_kv_num_blocks = malloc((size_t)L.nb_q * sizeof(int32_t));
+		b->kv_indices = malloc((size_t)(L.nb_q * L.nb_kv) * sizeof(int32_t));
+		b->full_kv_indices = malloc((size_t)(L.nb_q * L.nb_kv) * sizeof(int32_t));
+		if (!b->kv_num_blocks || !b->full_kv_num_blocks || !b->kv_indices ||
+		    !b->full_kv_indices)
+			ret = mk_error_set(MK_ENOMEM, "out of memory");
+	}
+	if (ret == MK_OK)
+		ret = mk_block_layout_scan(&L, 0, r);
+	if (ret == MK_OK)
+		ret = mk_flex_fill(&L, b);
+	mk_block_layout_release(&L);
+	if (ret)
+		mk_flex_blocks_free(b);
+	else
+		*out = b;
 	return ret;
 }
 

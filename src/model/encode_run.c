@@ -57,9 +57,10 @@ cleanup:
 	return ret;
 }
 
-/* The samples: the text tokenised, or the ids file. */
+/* The samples: the text tokenised (the file o->text, or given: texts in
+ * memory), or the ids file. */
 static int enc_samples(const mk_encode_run_opts *o, const char *model, const mk_encoder *e,
-		       int64_t max_len, mk_encode_ids *x)
+		       int64_t max_len, const mk_text_lines *given, mk_encode_ids *x)
 {
 	mk_tokenizer *t = NULL;
 	mk_text_lines lines = {0};
@@ -67,7 +68,7 @@ static int enc_samples(const mk_encode_run_opts *o, const char *model, const mk_
 	int64_t vocab = mk_encoder_config(e)->vocab;
 	int ret;
 
-	if (o->ids)
+	if (o->ids && !given)
 		return mk_encode_ids_read(o->ids, vocab, max_len, o->limit, o->max_memory, x);
 	if ((ret = enc_model_dir(model, dir, sizeof dir)) ||
 	    (ret = mk_tokenizer_open(o->tokenizer ? o->tokenizer : dir, &t)))
@@ -77,13 +78,56 @@ static int enc_samples(const mk_encode_run_opts *o, const char *model, const mk_
 				   "vocabulary %" PRId64, mk_tokenizer_vocab_size(t), vocab);
 		goto cleanup;
 	}
-	if ((ret = mk_text_lines_read(o->text, ENC_TEXT_MAX, o->sentences, &lines)))
+	if (!given && (ret = mk_text_lines_read(o->text, ENC_TEXT_MAX, o->sentences, &lines)))
 		goto cleanup;
-	if ((ret = mk_encode_tokenize(t, &lines, max_len, o->limit, o->max_memory, x)))
+	ret = mk_encode_tokenize(t, given ? given : &lines, max_len, o->limit, o->max_memory, x);
+	if (ret && !given)
 		ret = mk_error_prefix("'%s': ", o->text);
 cleanup:
 	mk_text_lines_release(&lines);
 	mk_tokenizer_free(t);
+	return ret;
+}
+
+/* The encoder with its mask, and *max_len clamped to its positions. */
+static int enc_prepare(const char *model, const mk_encode_run_opts *o, mk_encoder **e,
+		       int64_t *max_len)
+{
+	int ret;
+
+	if ((ret = enc_load(o, model, e)))
+		return ret;
+	if ((ret = mk_encoder_set_mask(*e, o->mask, o->seed)))
+		return mk_error_param("mask");
+	*max_len = o->max_len < mk_encoder_max_len(*e) ? o->max_len : mk_encoder_max_len(*e);
+	return MK_OK;
+}
+
+int mk_encode_texts(const char *model, const char *const *texts, const size_t *lens,
+		    int64_t count, const mk_encode_run_opts *o, mk_encode_maps *out)
+{
+	mk_encoder *e = NULL;
+	mk_encode_ids x = {0};
+	mk_text_lines lines = {0};
+	int64_t max_len = 0;
+	int ret;
+
+	memset(out, 0, sizeof *out);
+	if (o->qk || o->qk_limit > 0) {
+		mk_error_set(MK_EINVAL, "queries and keys: only in a file (maskkit encode --qk)");
+		return mk_error_param("qk");
+	}
+	if ((ret = mk_text_lines_from(texts, lens, count, o->sentences, &lines)) ||
+	    (ret = enc_prepare(model, o, &e, &max_len)) ||
+	    (ret = enc_samples(o, model, e, max_len, &lines, &x)))
+		goto cleanup;
+	ret = mk_encode_maps_make(e, &x, &(mk_encode_opts){
+		.batch = o->batch, .max_len = max_len, .layout = o->layout, .dtype = o->dtype,
+		.progress = o->progress, .progress_arg = o->progress_arg}, o->max_memory, out);
+cleanup:
+	mk_encode_ids_release(&x);
+	mk_text_lines_release(&lines);
+	mk_encoder_free(e);
 	return ret;
 }
 
@@ -96,14 +140,8 @@ int mk_encode_run(const char *model, const mk_encode_run_opts *o, const char *ou
 	int ret;
 
 	memset(r, 0, sizeof *r);
-	if ((ret = enc_load(o, model, &e)))
-		goto cleanup;
-	if ((ret = mk_encoder_set_mask(e, o->mask, o->seed))) {
-		ret = mk_error_param("mask");
-		goto cleanup;
-	}
-	r->max_len = o->max_len < mk_encoder_max_len(e) ? o->max_len : mk_encoder_max_len(e);
-	if ((ret = enc_samples(o, model, e, r->max_len, &x)))
+	if ((ret = enc_prepare(model, o, &e, &r->max_len)) ||
+	    (ret = enc_samples(o, model, e, r->max_len, NULL, &x)))
 		goto cleanup;
 	ret = mk_encode_write(e, &x, &(mk_encode_opts){
 		.batch = o->batch, .max_len = r->max_len, .qk = o->qk || o->qk_limit > 0,

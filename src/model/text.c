@@ -182,9 +182,36 @@ static int tx_sentences(mk_text_lines *l, size_t total)
 	return ret;
 }
 
+/* The lines of text[0..len) (NUL-terminated in place), numbered on from
+ * *lineno, added to l unless blank. */
+static int tx_lines(mk_text_lines *l, size_t *cap, char *text, size_t len, const char *path,
+		    int64_t *lineno)
+{
+	int ret;
+
+	for (char *p = text, *end; p < text + len; p = end + 1) {
+		size_t n;
+		end = memchr(p, '\n', (size_t)(text + len - p));
+		if (!end)
+			end = text + len;
+		*end = '\0';
+		n = (size_t)(end - p);
+		++*lineno;
+		if (n && p[n - 1] == '\r')
+			p[--n] = '\0';
+		if ((ret = tx_check(path, p, n, *lineno)))
+			return ret;
+		if (tx_blank(p, n))
+			l->blank++;
+		else if ((ret = tx_add(l, cap, p, n, *lineno)))
+			return ret;
+	}
+	return MK_OK;
+}
+
 int mk_text_lines_read(const char *path, uint64_t max_bytes, bool sentences, mk_text_lines *out)
 {
-	char *text = NULL, *p, *end;
+	char *text = NULL;
 	size_t len, cap = 0;
 	int64_t lineno = 0;
 	int ret;
@@ -193,23 +220,8 @@ int mk_text_lines_read(const char *path, uint64_t max_bytes, bool sentences, mk_
 	if ((ret = mk_file_read(path, max_bytes, "a text file", MK_FILE_TEXT, &text, &len)))
 		return ret;
 	out->buf = text;
-	for (p = text; p < text + len; p = end + 1) {
-		size_t n;
-		end = memchr(p, '\n', (size_t)(text + len - p));
-		if (!end)
-			end = text + len;
-		*end = '\0';
-		n = (size_t)(end - p);
-		lineno++;
-		if (n && p[n - 1] == '\r')
-			p[--n] = '\0';
-		if ((ret = tx_check(path, p, n, lineno)))
-			goto cleanup;
-		if (tx_blank(p, n))
-			out->blank++;
-		else if ((ret = tx_add(out, &cap, p, n, lineno)))
-			goto cleanup;
-	}
+	if ((ret = tx_lines(out, &cap, text, len, path, &lineno)))
+		goto cleanup;
 	out->lines = lineno;
 	if (!out->count) {
 		ret = mk_error_set(MK_EFORMAT, "'%s': no text (%s)", path,
@@ -219,6 +231,68 @@ int mk_text_lines_read(const char *path, uint64_t max_bytes, bool sentences, mk_
 	if (sentences)
 		ret = tx_sentences(out, len);
 cleanup:
+	if (ret)
+		mk_text_lines_release(out);
+	return ret;
+}
+
+/* Text k of mk_text_lines_from, copied to w: one sample, or its lines
+ * (a text's lines never join the next text's paragraph: a blank line
+ * between them is counted). */
+static int tx_one(mk_text_lines *l, size_t *cap, char *w, const char *s, size_t len, int64_t k,
+		  bool sentences, int64_t *lineno)
+{
+	int ret;
+
+	memcpy(w, s, len);
+	w[len] = '\0';
+	if (sentences) {
+		ret = tx_lines(l, cap, w, len, "texts", lineno);
+		++*lineno;
+		return ret;
+	}
+	*lineno = k + 1;
+	if ((ret = tx_check("texts", w, len, k + 1)))
+		return ret;
+	if (len == 0 || tx_blank(w, len)) {
+		mk_error_set(MK_EINVAL, "text %" PRId64 " is %s: every text is a sample", k + 1,
+			     len ? "blank" : "empty");
+		return mk_error_param("texts");
+	}
+	return tx_add(l, cap, w, len, k + 1);
+}
+
+int mk_text_lines_from(const char *const *texts, const size_t *lens, int64_t count,
+		       bool sentences, mk_text_lines *out)
+{
+	size_t total = 0, cap = 0;
+	int64_t lineno = 0;
+	char *w;
+	int ret = MK_OK;
+
+	memset(out, 0, sizeof *out);
+	if (count < 1) {
+		mk_error_set(MK_EINVAL, "no text to encode");
+		return mk_error_param("texts");
+	}
+	for (int64_t k = 0; k < count; k++) {
+		if (lens[k] > SIZE_MAX / 2 - total - 1)
+			return mk_error_set(MK_ERANGE, "the texts are too long");
+		total += lens[k] + 1;
+	}
+	if (!(out->buf = w = malloc(total + 1)))
+		return mk_error_set(MK_ENOMEM, "out of memory for texts of %zu bytes", total);
+	for (int64_t k = 0; k < count && ret == MK_OK; k++) {
+		ret = tx_one(out, &cap, w, texts[k], lens[k], k, sentences, &lineno);
+		w += lens[k] + 1;
+	}
+	out->lines = lineno;
+	if (ret == MK_OK && !out->count) {
+		mk_error_set(MK_EINVAL, "no text: every text is blank");
+		ret = mk_error_param("texts");
+	}
+	if (ret == MK_OK && sentences)
+		ret = tx_sentences(out, total);
 	if (ret)
 		mk_text_lines_release(out);
 	return ret;
