@@ -6,10 +6,11 @@ matter at these sizes) and compositions with &, +, - and ~, at n = 1000 and
 
   a. flex_attention(q, k, v, block_mask=m.block_mask(B)) equals SDPA with
      m.numpy() as its boolean mask, to 1e-5 in float32 on the CPU, for B = 64
-     and 128 (at n = 4096 one of them, in turn), eager; compiled
+     or 128 in turn (each expression gets both), eager; compiled
      (torch.compile) on a few of them;
   b. create_block_mask over the BlockMask's own mask_mod gives the same four
-     arrays as maskkit's layout, padding included;
+     arrays as maskkit's layout, padding included, for B = 64 and 128 (at
+     n = 4096 the one a. did not take);
   c. Mask.mask_mod() and the mask_mod of the file `maskkit gen EXPR --format
      flex-py` writes, evaluated on the whole grid, give m.numpy()'s cells.
 
@@ -98,11 +99,17 @@ def case_id(case):
     return "%s-%s" % (expr, size) + ("-b%d" % case[4] if len(case) > 4 else "")
 
 
-def attention_blocks(case):
-    """Both block sizes, but one at n = 4096, 64 and 128 in turn along EXPRS:
-    eager flex_attention takes 1.5 s there (the rest of the suite, 3 s)."""
+def blocks_for(case, test):
+    """The block sizes a case is tested at.  Eager flex_attention traces each
+    new mask_mod (0.35 s a call, 1.5 s at n = 4096), so the attention test
+    takes one block size a case, 64 and 128 in turn, each expression getting
+    both over its shapes; the layout test takes both, but at n = 4096 only
+    the one the attention test did not."""
     expr, q, kv = case[:3]
-    return BLOCKS if max(q, kv) < 4096 else (BLOCKS[EXPRS.index(expr) % 2],)
+    turn = (CASES.index(case) + EXPRS.index(expr)) % 2
+    if test == "attention":
+        return (BLOCKS[turn],)
+    return BLOCKS if max(q, kv) < 4096 else (BLOCKS[1 - turn],)
 
 
 def bind(expr, q, kv, align):
@@ -145,7 +152,7 @@ def test_flex_attention_equals_sdpa(case):
     cells = m.numpy()
     q, k, v = qkv(q_len, kv_len)
     ref = F.scaled_dot_product_attention(q, k, v, attn_mask=torch.from_numpy(cells))
-    for block in attention_blocks(case):
+    for block in blocks_for(case, "attention"):
         bm = m.block_mask(block)
         assert bm.seq_lengths == (q_len, kv_len)
         assert tuple(bm.BLOCK_SIZE) == (block, block)
@@ -157,7 +164,7 @@ def test_flex_attention_equals_sdpa(case):
 def test_layout_equals_create_block_mask(case):
     m = bind(*case)
     q_len, kv_len = case[1], case[2]
-    for block in BLOCKS:
+    for block in blocks_for(case, "layout"):
         ours = m.block_mask(block)
         theirs = create_block_mask(ours.mask_mod, None, None, q_len, kv_len, device="cpu",
                                    BLOCK_SIZE=block)
@@ -215,8 +222,8 @@ def test_mask_mod_gives_the_cells(case, tmp_path):
     mod = import_file(str(path))
     assert (mod.Q_LEN, mod.KV_LEN, mod.ALIGN) == (q_len, kv_len, align)
     assert maskkit.mask(mod.EXPR, q_len=q_len, kv_len=kv_len, align=align).expr == m.expr
+    # (the file's mask_mod is its make_mask_mod(), as Mask.mask_mod() is)
     assert np.array_equal(on_grid(mod.mask_mod, q_len, kv_len), cells)
-    assert np.array_equal(on_grid(mod.make_mask_mod(), q_len, kv_len), cells)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[1] == 1000 and c[2] == 1000], ids=case_id)
@@ -235,16 +242,17 @@ def test_flex_py_block_mask(case, tmp_path):
             assert torch.equal(x, y.to(x.dtype)), "block %d: %s" % (block, name)
 
 
-_COMPILED = []
-
-
 @pytest.mark.parametrize("case", COMPILED, ids=case_id)
 def test_compiled_flex_attention_equals_sdpa(case):
     expr, q_len, kv_len, align, block = case
-    if not _COMPILED:
-        _COMPILED.append(torch.compile(flex_attention))
+    # torch 2.15 on the CPU: compiling flex_attention a third time in one
+    # process, for another shape, failed in inductor's C++ (CppCompileError:
+    # 'cur_qSplitSize8' was not declared) where each case alone compiles and
+    # passes; so each case compiles afresh
+    torch._dynamo.reset()
+    compiled = torch.compile(flex_attention)
     m = bind(expr, q_len, kv_len, align)
     cells = m.numpy()
     q, k, v = qkv(q_len, kv_len)
     ref = F.scaled_dot_product_attention(q, k, v, attn_mask=torch.from_numpy(cells))
-    check_against_sdpa(_COMPILED[0](q, k, v, block_mask=m.block_mask(block)), ref, cells)
+    check_against_sdpa(compiled(q, k, v, block_mask=m.block_mask(block)), ref, cells)
