@@ -96,9 +96,7 @@ def measure(method, expr, n, block, reps, budget):
                        text=True)
     if p.returncode != 0:
         tail = (p.stderr.strip().splitlines() or ["no message"])[-1]
-        print("%s n=%d %s: failed (exit %d): %s" % (method, n, expr, p.returncode, tail),
-              file=sys.stderr)
-        return None
+        return {"error": "%s n=%d %s: exit %d: %s" % (method, n, expr, p.returncode, tail)}
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
@@ -143,7 +141,10 @@ def main():
             for r in range(args.rounds):
                 for method in (methods if r % 2 == 0 else methods[::-1]):
                     res = measure(method, expr, n, args.block, args.reps, args.budget)
-                    if res is None:
+                    if "error" in res:
+                        # said once under the table; the cell says "failed"
+                        print(res["error"], file=sys.stderr)
+                        got[method]["failed"] = res["error"]
                         continue
                     for k in ("times", ):
                         got[method][k] += res[k]
@@ -160,22 +161,28 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for n, expr, got in rows:
         print_row(n, expr, got, sys.stdout)
+    for n, expr, got in rows:
+        for m in METHODS:
+            if "failed" in got[m]:
+                print("failed: " + got[m]["failed"])
     return 0
 
 
 def print_row(n, expr, got, out):
     med = {m: statistics.median(g["times"]) if g["times"] else None for m, g in got.items()}
+    cell = {m: "failed" if "failed" in got[m] and med[m] is None else fmt_s(med[m])
+            for m in METHODS}
     first = statistics.median(got["compiled"]["first"]) if got["compiled"]["first"] else None
     mem = {m: "%.0f" % (max(g["mem"]) / 2**20) if g["mem"] else "-" for m, g in got.items()}
 
     def ratio(m):
         if med[m] is None or not med["maskkit"]:
             return "-"
-        return "%.1f" % (med[m] / med["maskkit"])
+        return "%.3g" % (med[m] / med["maskkit"])
     agree = [a for m in ("eager", "compiled") for a in got[m]["agree"]]
     short = expr if len(expr) <= 40 else expr[:37] + "..."
     print("| %d | `%s` | %s | %s | %s (%s) | %s | %s | %s / %s / %s | %s |" % (
-        n, short, fmt_s(med["maskkit"]), fmt_s(med["eager"]), fmt_s(med["compiled"]),
+        n, short, cell["maskkit"], cell["eager"], cell["compiled"],
         fmt_s(first), ratio("eager"), ratio("compiled"), mem["maskkit"], mem["eager"],
         mem["compiled"], "yes" if agree and all(agree) else ("-" if not agree else "NO")),
         file=out, flush=True)
