@@ -31,6 +31,7 @@ index tensors beside it): above --eager-max it is skipped.  --quick: n =
 2048,4096, 2 reps, 1 round.
 """
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -123,9 +124,7 @@ def main():
         return 0
     if args.quick:
         args.n, args.reps, args.rounds = "2048,4096", 2, 1
-    try:
-        import torch  # noqa: F401  (only to say so early: the children import it)
-    except ImportError:
+    if importlib.util.find_spec("torch") is None:  # the children import it
         print("torch is not importable: run this with the torch venv's Python "
               "(sh tests/py/torch-venv.sh; ~/.cache/maskkit/torch-venv/bin/python)",
               file=sys.stderr)
