@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from . import _flex, _lib
+from ._version import __version__
 from ._lib import Error
 from ._encode import Maps, encode, measure_attention
 

@@ -119,6 +119,16 @@ def test_version(cli):
     assert cli.run("--version").stdout.strip() == "maskkit " + maskkit.version()
 
 
+def test_package_version_is_the_library_s():
+    """python/maskkit/_version.py (pyproject.toml's version) moves with
+    configure.ac's AC_INIT, the version the library reports."""
+    import re
+    from conftest import ROOT
+    with open(os.path.join(ROOT, "configure.ac")) as f:
+        ac = re.search(r"AC_INIT\(\[maskkit\], \[([^]]+)\]", f.read()).group(1)
+    assert maskkit.__version__ == ac == maskkit.version()
+
+
 def toeplitz_cli(cli, name, first=None):
     args = ["toeplitz", name, "--json"] + (["--first", first] if first else [])
     return cli.json(*args)
