@@ -96,7 +96,10 @@ long mk_flex_table_add(mk_flex *f, mk_flex_kind kind, int64_t n, const int64_t *
 
 /* The table of row i's k keys is read back from the drawn bits, so it holds
  * exactly what the rows generator sets; each key then is one comparison,
- * unrolled, since a kernel's mask_mod must be elementwise (no reduction). */
+ * unrolled, since a kernel's mask_mod must be elementwise (no reduction),
+ * and looked up in a column of its own: tK[c][i], not tK[i, c], which
+ * compiled create_block_mask turned into an n x n int64 index (32 GiB at
+ * n = 65536; bench/flex_block_mask.py). */
 void mk_flex_draws(mk_flex *f, const mk_term *t, uint64_t tag, int64_t k)
 {
 	size_t words = mk_words(t->n);
@@ -119,7 +122,7 @@ void mk_flex_draws(mk_flex *f, const mk_term *t, uint64_t tag, int64_t k)
 	name = flex_table_commit(f);
 	mk_flex_printf(f, "(");
 	for (int64_t c = 0; c < k; c++)
-		mk_flex_printf(f, "%s(t%zu[%s, %" PRId64 "] == %s)", c ? " | " : "", name, f->ic, c,
+		mk_flex_printf(f, "%s(t%zu[%" PRId64 "][%s] == %s)", c ? " | " : "", name, c, f->ic,
 			       f->j);
 	mk_flex_printf(f, ")");
 out:

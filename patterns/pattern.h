@@ -125,7 +125,7 @@ void mk_randcols_free(mk_randcols *rc);
  * tables hold what arithmetic cannot say (random draws, chosen tokens,
  * document ids) in O(n) or O(n r) entries, never n x n. */
 typedef enum mk_flex_kind {
-	MK_FLEX_ROWS,     /* int32 [rows, cols] as given */
+	MK_FLEX_ROWS,     /* int32 [rows, cols]; in Python a tuple of its columns, tK[c] */
 	MK_FLEX_SET,      /* positions in [0, n): a bool [n] membership vector */
 	MK_FLEX_SEGMENTS  /* lengths: int32 [n] of segment ids, -1 past their sum */
 } mk_flex_kind;

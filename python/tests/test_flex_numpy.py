@@ -35,6 +35,12 @@ class _T(np.ndarray):
     def numel(self):
         return self.size
 
+    def contiguous(self):
+        return np.ascontiguousarray(self).view(_T)
+
+    def unbind(self, dim):
+        return tuple(np.moveaxis(self, dim, 0))
+
 
 def _t(a):
     return np.asarray(a).view(_T)

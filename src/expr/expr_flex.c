@@ -199,6 +199,9 @@ static void flex_tables(mk_sb *b, const mk_flex *f)
 		     "t[:, 0].long())\n"
 		     "        t = torch.full((n,), -1, dtype=torch.int32)\n"
 		     "        t[:ids.numel()] = ids\n"
+		     "    elif kind == 'rows':  # its columns, each a vector: tK[c][i]\n"
+		     "        return tuple(c.contiguous() if device is None else c.to(device)\n"
+		     "                     for c in t.unbind(1))\n"
 		     "    return t.to(device) if device is not None else t\n\n\n");
 }
 
