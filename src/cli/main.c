@@ -176,6 +176,26 @@ static bool mk_main_blas_threads(void)
 #endif
 }
 
+/* Whether the command line only prints the version, a usage or an error
+ * about the command's name: these paths start no thread and call no BLAS,
+ * so the thread settings below change nothing for them and the restart
+ * that applies them would only double their start-up (--version is what
+ * scripts and shells' completion run most). */
+static bool mk_main_thread_free(int argc, char **argv)
+{
+	static const char *const quick[] = {"--version", "-V", "--help", "-h", "help", NULL};
+
+	if (argc < 2)
+		return true;
+	for (int k = 0; quick[k]; k++)
+		if (!strcmp(argv[1], quick[k]))
+			return true;
+	for (size_t k = 0; k < MK_NCOMMANDS; k++)
+		if (!strcmp(argv[1], mk_commands[k]->name))
+			return argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+	return true; /* an unknown command: only its error is printed */
+}
+
 /* Threads that wait for work by spinning take the CPU from the threads that
  * have work when the machine is busy (a shared CI runner, a laptop): a
  * straggler's core is then shared three ways.  So OpenMP waits passively and
@@ -184,12 +204,18 @@ static bool mk_main_blas_threads(void)
  * Both libraries read their variables once, before main(), and glibc resets
  * the environment after the executable's own earliest code (.preinit_array)
  * has run: setting them takes running again, once (MASKKIT_THREADS_SET), at
- * the cost of a process start (a few milliseconds). */
-static void mk_main_threads(char **argv)
+ * the cost of a process start (a few milliseconds, doubling a short one's
+ * time), which the paths that start no thread skip (mk_main_thread_free). */
+static void mk_main_threads(int argc, char **argv)
 {
 	bool again = false;
 
 	if (getenv("MASKKIT_THREADS_SET"))
+		return;
+	/* OpenBLAS's own threads start before main() even for --version: too
+	 * many of them for the address space still take the restart */
+	again |= mk_main_blas_threads();
+	if (!again && mk_main_thread_free(argc, argv))
 		return;
 	if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
 		again |= setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0;
@@ -197,7 +223,6 @@ static void mk_main_threads(char **argv)
 	if (!getenv("OPENBLAS_THREAD_TIMEOUT")) /* 2^4 cycles: its smallest */
 		again |= setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1) == 0;
 #endif
-	again |= mk_main_blas_threads();
 	if (!again || setenv("MASKKIT_THREADS_SET", "1", 1))
 		return;
 	execv("/proc/self/exe", argv);
@@ -237,7 +262,7 @@ int main(int argc, char **argv)
 {
 	int err_fd = STDERR_FILENO, code, ret;
 
-	mk_main_threads(argv);
+	mk_main_threads(argc, argv);
 	ret = mk_par_init(&argc, &argv);
 
 	if (ret) {
