@@ -49,8 +49,7 @@ int mk_dataset_ids_read(const char *path, int64_t samples, int64_t len_max,
 
 	*ids = NULL;
 	*cols = 0;
-	mk_h5_silence();
-	if ((ret = mk_h5_open(path, &file)))
+	if ((ret = mk_h5_open(path, &file))) /* loads HDF5 and silences it */
 		return ret;
 	if (!mk_h5_is_dataset(file, "/ids")) {
 		snprintf(why, cap, "the file has no /ids (token ids)");
@@ -90,8 +89,7 @@ int mk_h5_root_text(const char *path, const char *name, char **out)
 	int ret;
 
 	*out = NULL;
-	mk_h5_silence();
-	if ((ret = mk_h5_open(path, &file)))
+	if ((ret = mk_h5_open(path, &file))) /* loads HDF5 and silences it */
 		return ret;
 	if (H5Aexists(file, name) <= 0 || (attr = H5Aopen(file, name, H5P_DEFAULT)) < 0 ||
 	    (type = H5Aget_type(attr)) < 0 || H5Tget_class(type) != H5T_STRING ||

@@ -223,8 +223,7 @@ static int qk_open_file(const char *spec, char *path, size_t cap, qk_file *f)
 
 	if ((ret = qk_split(spec, path, cap, &f->group)))
 		return ret;
-	mk_h5_silence();
-	return mk_h5_open(path, &f->h);
+	return mk_h5_open(path, &f->h); /* loads HDF5 and silences it */
 }
 
 static bool qk_has(const qk_file *f, const char *name)

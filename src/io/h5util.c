@@ -24,9 +24,13 @@
 /* Not restored afterwards: after some corrupt files HDF5 fails to tidy up
  * at exit, and with printing on it then writes its error stack to stderr
  * from the exit handler, long after we returned a clean error. */
-void mk_h5_silence(void)
+int mk_h5_silence(void)
 {
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	int ret = mk_h5_load();
+
+	if (ret == MK_OK)
+		H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	return ret;
 }
 
 static int mk_h5_probe(const char *path)
@@ -49,9 +53,7 @@ int mk_h5_open(const char *path, hid_t *file)
 	int ret;
 
 	*file = H5I_INVALID_HID;
-	mk_h5_silence();
-	ret = mk_h5_probe(path);
-	if (ret)
+	if ((ret = mk_h5_silence()) || (ret = mk_h5_probe(path)))
 		return ret;
 	*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (*file < 0)
@@ -69,10 +71,10 @@ int mk_h5_open_par(const char *path, hid_t *file)
 	int ret;
 
 	*file = H5I_INVALID_HID;
-	mk_h5_silence();
 	if (mk_par_size() == 1)
 		return mk_h5_open(path, file);
-	if ((ret = mk_par_agree(mk_h5_probe(path), NULL)))
+	ret = mk_h5_silence();
+	if ((ret = mk_par_agree(ret ? ret : mk_h5_probe(path), NULL)))
 		return ret;
 #ifdef H5_HAVE_PARALLEL
 	fapl = H5Pcreate(H5P_FILE_ACCESS);

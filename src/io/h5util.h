@@ -4,15 +4,18 @@
 #define MK_H5UTIL_H
 
 #include <hdf5.h>
+#include "h5lazy.h"
 #include "internal.h"
 
 #define MK_H5_LIST 5          /* datasets named in an error, at most */
 #define MK_H5_MESSAGE 512     /* bytes in mk_error()'s buffer (error.c) */
 #define MK_H5_MAX_VISIT 100000 /* links looked at in one walk */
 
-/* Turns off HDF5's printing of its error stack (the library must not
- * print); every entry point that calls HDF5 calls this first. */
-void mk_h5_silence(void);
+/* Loads HDF5 (the first time: h5lazy.h) and turns off its printing of
+ * its error stack (the library must not print); every entry point that
+ * calls HDF5 calls this first and returns its error: MK_ESYS, one line
+ * naming the library that could not be loaded. */
+__attribute__((warn_unused_result)) int mk_h5_silence(void);
 
 /* Opens path read-only: MK_EIO when it cannot be opened at all (missing,
  * no permission), MK_EFORMAT when it is not an HDF5 file. */

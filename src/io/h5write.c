@@ -277,9 +277,11 @@ static hid_t mk_h5w_fapl(mk_h5w *w)
 static int mk_h5w_start(mk_h5w *w, const char *path, bool create)
 {
 	hid_t fapl;
+	int ret;
 
 	*w = (mk_h5w){.file = H5I_INVALID_HID};
-	mk_h5_silence();
+	if ((ret = mk_h5_silence()))
+		return ret;
 	if ((fapl = mk_h5w_fapl(w)) < 0)
 		return mk_error_set(MK_EINTERNAL, "HDF5 cannot set up its file driver");
 	if (create)

@@ -5,6 +5,7 @@
 #define MK_H5WRITE_H
 
 #include <hdf5.h>
+#include "h5lazy.h"
 #include <stdbool.h>
 
 /* One HDF5 file open for writing.  The fields are the driver's (h5write.c);

@@ -355,6 +355,7 @@ static int tensor_h5_base(const char *path, const char **base)
 {
 	struct stat st;
 	htri_t is_h5;
+	int ret;
 
 	*base = NULL;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
@@ -362,7 +363,8 @@ static int tensor_h5_base(const char *path, const char **base)
 	if (access(path, R_OK) != 0)
 		return mk_error_errno(errno, "'%s': cannot read the existing file to add to it",
 				      path);
-	mk_h5_silence();
+	if ((ret = mk_h5_silence()))
+		return ret;
 #if H5_VERSION_GE(1, 12, 0)
 	is_h5 = H5Fis_accessible(path, H5P_DEFAULT);
 #else

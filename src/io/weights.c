@@ -55,7 +55,10 @@ void mk_weights_h5_close(mk_weights *w)
 int mk_weights_h5_list(mk_weights *w, int rank, const char *const *needles, char ***out,
 		       size_t *count)
 {
-	mk_h5_silence();
+	int ret = mk_h5_silence();
+
+	if (ret)
+		return ret;
 	return mk_h5_datasets(w->file, w->path, rank, needles, NULL, out, count);
 }
 
@@ -321,7 +324,8 @@ int mk_weights_h5_read(mk_weights *w, const char *dataset, int rank, uint64_t ma
 	int64_t rows = 0, cols = 0;
 	int ret;
 
-	mk_h5_silence();
+	if ((ret = mk_h5_silence()))
+		return ret;
 	name = mk_weights_normalise(dataset);
 	ret = name ? mk_weights_open_dataset(w, name, &dset)
 		   : mk_error_set(MK_ENOMEM, "out of memory");
@@ -388,7 +392,8 @@ int mk_weights_h5_read_f32(mk_weights *w, const char *dataset, uint64_t max_memo
 	char *name = NULL;
 	int ret;
 
-	mk_h5_silence();
+	if ((ret = mk_h5_silence()))
+		return ret;
 	name = mk_weights_normalise(dataset);
 	ret = name ? mk_weights_open_dataset(w, name, &dset)
 		   : mk_error_set(MK_ENOMEM, "out of memory");

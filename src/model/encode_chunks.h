@@ -7,6 +7,7 @@
 #define MK_ENCODE_CHUNKS_H
 
 #include <hdf5.h>
+#include "h5lazy.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <zlib.h>

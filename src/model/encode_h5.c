@@ -269,7 +269,8 @@ int mk_encode_write(mk_encoder *e, const mk_encode_ids *x, const mk_encode_opts 
 	j.qk_samples = !o->qk ? 0 : o->qk_limit > 0 && o->qk_limit < x->samples ? o->qk_limit
 										: x->samples;
 	r->qk_samples = j.qk_samples;
-	mk_h5_silence();
+	if ((ret = mk_h5_silence()))
+		return ret;
 	j.tile = ((x->n + 3) / 4 + EH_TILE_ALIGN - 1) / EH_TILE_ALIGN * EH_TILE_ALIGN;
 	j.tile = j.tile < EH_TILE_MIN ? EH_TILE_MIN : j.tile;
 	j.tile = j.tile > x->n ? x->n : j.tile;

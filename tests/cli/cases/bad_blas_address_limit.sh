@@ -1,5 +1,5 @@
 # Under an address-space limit too low for OpenBLAS's work buffers (ulimit -v
-# 200 MB) maskkit neither hangs at exit nor in a BLAS call: --version works,
+# 150 MB) maskkit neither hangs at exit nor in a BLAS call: --version works,
 # and commands that need BLAS stop with exit 1 and one line saying why.
 # With room (600 MB) the same commands run.
 if [ -n "${MASKKIT_SANITIZED:-}" ]; then
@@ -16,9 +16,9 @@ run() {
 	rc=$?
 	echo "$rc $(sed 's/[0-9.]* [KMGT]*i*B/SIZE/g' err)" >&2
 }
-run 200000 "$MASKKIT" --version
-run 200000 "$MASKKIT" toeplitz model.h5
-run 200000 "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
+run 150000 "$MASKKIT" --version
+run 150000 "$MASKKIT" toeplitz model.h5
+run 150000 "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
 run 600000 "$MASKKIT" toeplitz model.h5
 run 600000 "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
 rm -f out err o.npy

@@ -1,0 +1,29 @@
+# libmaskkit loads HDF5 on first use (src/io/h5lazy.h): --version and
+# commands that read no HDF5 file do not load it (the loader says which
+# files it opens under LD_DEBUG=files), one that does loads it and works,
+# and an HDF5 that cannot be loaded is one line naming it, exit 1, nothing
+# written.
+# loads WHAT CMD...: "WHAT: yes" when CMD loaded libWHAT (ran its
+# initialisers: a probe with RTLD_NOLOAD is logged too, but loads nothing;
+# grep reads it all: the command must not die of a closed pipe)
+loads() {
+	what=$1; shift
+	if [ "$(LD_DEBUG=files "$@" 2>&1 >/dev/null | grep -c "calling init: .*/lib$what[._]")" != 0 ]
+	then
+		echo "$what: yes"
+	else
+		echo "$what: no"
+	fi
+}
+echo "--version"
+loads hdf5 "$MASKKIT" --version
+echo "gen to .txt"
+loads hdf5 "$MASKKIT" gen causal --n 8 -o m.txt
+echo "gen to .h5, measure"
+loads hdf5 "$MASKKIT" gen causal --n 8 -o m.h5
+"$MASKKIT" measure m.h5 --json | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["n"])'
+echo "HDF5 missing"
+MASKKIT_HDF5_LIB=/nonexistent/libhdf5.so "$MASKKIT" gen causal --n 8 -o gone.h5
+echo "exit $?"
+[ -e gone.h5 ] && echo "gone.h5 written"
+exit 0
