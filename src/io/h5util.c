@@ -17,6 +17,9 @@
 #include <string.h>
 #include "par.h"
 #include "h5util.h"
+#ifdef H5_HAVE_PARALLEL
+#include "par_mpi.h" /* MPI_COMM_WORLD through the table: MPI is loaded on first use */
+#endif
 
 #define MK_H5_MAX_NAME 4096               /* bytes in one path */
 #define MK_H5_MAX_KEPT ((size_t)16 << 20) /* bytes of paths kept by one walk */

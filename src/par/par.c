@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <mpi.h>
 #include <sched.h>
+#include "par_mpi.h"
 #endif
 #ifdef _OPENMP
 #include <omp.h>
@@ -152,9 +153,15 @@ int mk_par_init(int *argc, char ***argv)
 	MPI_Comm node;
 	int provided, local_size = 1;
 
+	int ret;
+
 	mk_par_host();
 	if (!par_launched())
 		return MK_OK;
+	/* loaded only now: a program started without a launcher never maps
+	 * the MPI stack (par_mpi.h) */
+	if ((ret = mk_mpi_load()))
+		return ret;
 	/* OpenMP threads within a rank; MPI is called from the main thread only */
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
 		return mk_error_set(MK_EINTERNAL, "MPI failed to start");

@@ -1,8 +1,9 @@
-# libmaskkit loads HDF5 on first use (src/io/h5lazy.h): --version and
-# commands that read no HDF5 file do not load it (the loader says which
-# files it opens under LD_DEBUG=files), one that does loads it and works,
-# and an HDF5 that cannot be loaded is one line naming it, exit 1, nothing
-# written.
+# libmaskkit loads HDF5 on first use (src/io/h5lazy.h) and MPI only under
+# a launcher (src/par/par_mpi.h): --version and commands that read no HDF5
+# file load neither (the loader says which files it opens under
+# LD_DEBUG=files), one that does loads HDF5 (the serial one: no MPI) and
+# works, and an HDF5 that cannot be loaded is one line naming it, exit 1,
+# nothing written.  (tests/mpi/run.sh runs the ranks.)
 # loads WHAT CMD...: "WHAT: yes" when CMD loaded libWHAT (ran its
 # initialisers: a probe with RTLD_NOLOAD is logged too, but loads nothing;
 # grep reads it all: the command must not die of a closed pipe)
@@ -17,10 +18,12 @@ loads() {
 }
 echo "--version"
 loads hdf5 "$MASKKIT" --version
+loads mpi "$MASKKIT" --version
 echo "gen to .txt"
 loads hdf5 "$MASKKIT" gen causal --n 8 -o m.txt
 echo "gen to .h5, measure"
 loads hdf5 "$MASKKIT" gen causal --n 8 -o m.h5
+loads mpi "$MASKKIT" measure m.h5
 "$MASKKIT" measure m.h5 --json | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["n"])'
 echo "HDF5 missing"
 MASKKIT_HDF5_LIB=/nonexistent/libhdf5.so "$MASKKIT" gen causal --n 8 -o gone.h5
