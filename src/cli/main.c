@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cblas.h>
 #include "cli.h"
 
 static const struct mk_cmd *const mk_commands[] = {
@@ -155,24 +154,39 @@ static void mk_main_quiet_ranks(int *err_fd)
 	}
 }
 
-/* OpenBLAS starts its worker threads before main(), each taking a work
+/* OpenBLAS starts its worker threads when it is loaded, each taking a work
  * buffer of about 128 MiB and retrying for ever when that fails, and exit()
  * then waits for them: under an address-space limit (ulimit -v) too low for
- * them every command would hang.  Such a limit makes maskkit run with as
- * many BLAS threads as fit (one: no workers); the library refuses BLAS work
- * that does not fit.  Returns whether OPENBLAS_NUM_THREADS was set. */
-static bool mk_main_blas_threads(void)
+ * them the command would hang.  Such a limit makes maskkit run with as many
+ * BLAS threads as fit (one: no workers); the library refuses BLAS work that
+ * does not fit.  Its workers also sleep soon after a call (by default they
+ * spin for about 0.1 s, through a whole short command, taking the CPU from
+ * the threads with work on a busy machine), unless the user chose
+ * otherwise.  OpenBLAS reads both when libmaskkit loads it, on first use
+ * (src/core/blas_lazy.c), so they are set here in place.  The threads it
+ * would start: as OpenBLAS counts them, or more (the check is then only
+ * stricter). */
+static void mk_main_blas_env(void)
 {
-#ifdef OPENBLAS_VERSION
-	int want = openblas_get_num_threads(), fit = mk_blas_threads_fit(want);
+#if MK_LAZY_BLAS
+	static const char *const vars[] = {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+					   "OMP_NUM_THREADS", NULL};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), want = 0;
 	char num[16];
+	int fit;
 
-	if (fit >= want)
-		return false;
-	snprintf(num, sizeof num, "%d", fit);
-	return setenv("OPENBLAS_NUM_THREADS", num, 1) == 0;
-#else
-	return false;
+	for (int k = 0; vars[k] && want <= 0; k++)
+		if (getenv(vars[k]))
+			want = strtol(getenv(vars[k]), NULL, 10);
+	if (want <= 0 || want > cpus)
+		want = cpus < 1 ? 1 : cpus > 1024 ? 1024 : cpus;
+	fit = mk_blas_threads_fit((int)want);
+	if (fit < want) {
+		snprintf(num, sizeof num, "%d", fit);
+		setenv("OPENBLAS_NUM_THREADS", num, 1);
+	}
+	if (!getenv("OPENBLAS_THREAD_TIMEOUT")) /* 2^4 cycles: its smallest */
+		setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
 #endif
 }
 
@@ -198,32 +212,22 @@ static bool mk_main_thread_free(int argc, char **argv)
 
 /* Threads that wait for work by spinning take the CPU from the threads that
  * have work when the machine is busy (a shared CI runner, a laptop): a
- * straggler's core is then shared three ways.  So OpenMP waits passively and
- * OpenBLAS's workers sleep soon after a call (by default they spin for about
- * 0.1 s, through a whole short command), unless the user chose otherwise.
- * Both libraries read their variables once, before main(), and glibc resets
- * the environment after the executable's own earliest code (.preinit_array)
- * has run: setting them takes running again, once (MASKKIT_THREADS_SET), at
- * the cost of a process start (a few milliseconds, doubling a short one's
- * time), which the paths that start no thread skip (mk_main_thread_free). */
+ * straggler's core is then shared three ways.  So OpenMP waits passively,
+ * unless the user chose otherwise.  libgomp, which the program links (the
+ * compiler calls it), reads its variables once, before main(), and glibc
+ * resets the environment after the executable's own earliest code
+ * (.preinit_array) has run: setting them takes running again, once
+ * (MASKKIT_THREADS_SET), at the cost of a process start (about 3 ms now that
+ * HDF5, MPI and OpenBLAS are loaded on first use; docs/performance.md),
+ * which the paths that start no thread skip (mk_main_thread_free): it would
+ * double their time.  OpenBLAS's settings need no restart (above). */
 static void mk_main_threads(int argc, char **argv)
 {
-	bool again = false;
-
-	if (getenv("MASKKIT_THREADS_SET"))
+	mk_main_blas_env();
+	if (getenv("MASKKIT_THREADS_SET") || mk_main_thread_free(argc, argv))
 		return;
-	/* OpenBLAS's own threads start before main() even for --version: too
-	 * many of them for the address space still take the restart */
-	again |= mk_main_blas_threads();
-	if (!again && mk_main_thread_free(argc, argv))
-		return;
-	if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
-		again |= setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0;
-#ifdef OPENBLAS_VERSION
-	if (!getenv("OPENBLAS_THREAD_TIMEOUT")) /* 2^4 cycles: its smallest */
-		again |= setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1) == 0;
-#endif
-	if (!again || setenv("MASKKIT_THREADS_SET", "1", 1))
+	if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") ||
+	    setenv("OMP_WAIT_POLICY", "PASSIVE", 1) || setenv("MASKKIT_THREADS_SET", "1", 1))
 		return;
 	execv("/proc/self/exe", argv);
 	/* no /proc: go on as we are; only the threads' waiting differs */

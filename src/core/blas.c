@@ -52,9 +52,13 @@ int mk_blas_room(int callers)
 	struct rlimit rl;
 	uint64_t vm, need, room;
 	char lim[32], free_[32], want[32];
+	int ret;
 
 	if (callers <= atomic_load(&mk_blas_checked))
 		return MK_OK;
+	/* loaded first: its threads and their buffers count against the limit */
+	if ((ret = mk_blas_load()))
+		return ret;
 	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
 		atomic_store(&mk_blas_checked, 1 << 30);
 		return MK_OK;

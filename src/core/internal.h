@@ -34,6 +34,10 @@ void mk_format_bytes(uint64_t b, char *buf, size_t len);
 /* MK_ENOMEM when an address-space limit leaves too little room for the work
  * buffers of `callers` threads calling BLAS at once; call before BLAS. */
 int mk_blas_room(int callers);
+/* Loads OpenBLAS when libmaskkit does not link it (blas_lazy.c): MK_OK, or
+ * MK_ESYS with one line naming what could not be loaded.  mk_blas_room
+ * calls it; so does the first BLAS call. */
+int mk_blas_load(void);
 
 /* ---- cleanup after a signal (cleanup.c) ---- */
 /* Registers a temporary file, an (emptied) temporary folder or a child

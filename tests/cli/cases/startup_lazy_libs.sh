@@ -1,9 +1,11 @@
-# libmaskkit loads HDF5 on first use (src/io/h5lazy.h) and MPI only under
-# a launcher (src/par/par_mpi.h): --version and commands that read no HDF5
-# file load neither (the loader says which files it opens under
-# LD_DEBUG=files), one that does loads HDF5 (the serial one: no MPI) and
-# works, and an HDF5 that cannot be loaded is one line naming it, exit 1,
-# nothing written.  (tests/mpi/run.sh runs the ranks.)
+# libmaskkit loads HDF5 and OpenBLAS on first use (src/io/h5lazy.h,
+# src/core/blas_lazy.c) and MPI only under a launcher (src/par/par_mpi.h):
+# --version loads none of them
+# (the loader says which files it opens under LD_DEBUG=files); commands
+# that read no HDF5 file do not load HDF5, one that does loads it (the
+# serial one: no MPI) and works, attention loads OpenBLAS; and an HDF5
+# that cannot be loaded is one line naming it, exit 1, nothing written.
+# (tests/mpi/run.sh runs the ranks.)
 # loads WHAT CMD...: "WHAT: yes" when CMD loaded libWHAT (ran its
 # initialisers: a probe with RTLD_NOLOAD is logged too, but loads nothing;
 # grep reads it all: the command must not die of a closed pipe)
@@ -19,12 +21,18 @@ loads() {
 echo "--version"
 loads hdf5 "$MASKKIT" --version
 loads mpi "$MASKKIT" --version
+loads openblas "$MASKKIT" --version
 echo "gen to .txt"
 loads hdf5 "$MASKKIT" gen causal --n 8 -o m.txt
 echo "gen to .h5, measure"
 loads hdf5 "$MASKKIT" gen causal --n 8 -o m.h5
 loads mpi "$MASKKIT" measure m.h5
 "$MASKKIT" measure m.h5 --json | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["n"])'
+echo "attn"
+. "$(dirname "$0")/../npy.sh"
+qkv 8 16
+loads openblas "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
+loads hdf5 "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
 echo "HDF5 missing"
 MASKKIT_HDF5_LIB=/nonexistent/libhdf5.so "$MASKKIT" gen causal --n 8 -o gone.h5
 echo "exit $?"
