@@ -1,6 +1,6 @@
 # libmaskkit loads HDF5 and OpenBLAS on first use (src/io/h5lazy.h,
-# src/core/blas_lazy.c) and MPI only under a launcher (src/par/par_mpi.h):
-# --version loads none of them
+# src/core/blas_lazy.c) and MPI only under a launcher (src/par/par_mpi.h),
+# and the CUDA runtime brings no libstdc++: --version loads none of them
 # (the loader says which files it opens under LD_DEBUG=files); commands
 # that read no HDF5 file do not load HDF5, one that does loads it (the
 # serial one: no MPI) and works, attention loads OpenBLAS; and an HDF5
@@ -22,6 +22,7 @@ echo "--version"
 loads hdf5 "$MASKKIT" --version
 loads mpi "$MASKKIT" --version
 loads openblas "$MASKKIT" --version
+loads stdc++ "$MASKKIT" --version
 echo "gen to .txt"
 loads hdf5 "$MASKKIT" gen causal --n 8 -o m.txt
 echo "gen to .h5, measure"
