@@ -23,6 +23,9 @@ loads hdf5 "$MASKKIT" --version
 loads mpi "$MASKKIT" --version
 loads openblas "$MASKKIT" --version
 loads stdc++ "$MASKKIT" --version
+# the CUDA runtime looks for the driver (libcuda) only when asked to find
+# a GPU: never for --version (a build without CUDA never does)
+echo "libcuda tried: $(LD_DEBUG=files "$MASKKIT" --version 2>&1 >/dev/null | grep -c 'file=libcuda')"
 echo "gen to .txt"
 loads hdf5 "$MASKKIT" gen causal --n 8 -o m.txt
 echo "gen to .h5, measure"
@@ -34,6 +37,8 @@ echo "attn"
 qkv 8 16
 loads openblas "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
 loads hdf5 "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
+echo "libcuda tried: $(LD_DEBUG=files "$MASKKIT" attn q.npy k.npy v.npy -o o.npy --backend cpu 2>&1 >/dev/null |
+	grep -c 'file=libcuda')"
 echo "HDF5 missing"
 MASKKIT_HDF5_LIB=/nonexistent/libhdf5.so "$MASKKIT" gen causal --n 8 -o gone.h5
 echo "exit $?"
