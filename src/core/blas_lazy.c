@@ -18,9 +18,6 @@
 #include "config.h"
 #if MK_LAZY_BLAS
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <cblas.h>
 #include "core.h"
 #include "internal.h"
@@ -37,9 +34,7 @@ static struct {
 } blas_api;
 
 static const char *const blas_files[] = {MK_OPENBLAS_SONAME, MK_OPENBLAS_PATH, NULL};
-static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-static int blas_status;
-static char blas_message[512];
+static mk_lazy_state blas_state = MK_LAZY_STATE_INIT;
 
 static void blas_fill(void)
 {
@@ -54,27 +49,21 @@ static void blas_fill(void)
 		goto out;
 	BLAS_FUNCS(BLAS_GET)
 #undef BLAS_GET
-	blas_status = MK_OK;
 	return;
 out:
-	blas_status = mk_error_get()->status ? mk_error_get()->status : MK_ESYS;
-	snprintf(blas_message, sizeof blas_message, "%s", mk_error());
+	mk_lazy_failed(&blas_state);
 }
 
 int mk_blas_load(void)
 {
-	pthread_once(&blas_once, blas_fill);
-	return blas_status ? mk_error_set(blas_status, "%s", blas_message) : MK_OK;
+	return mk_lazy_load(&blas_state, blas_fill);
 }
 
 /* A BLAS call that no mk_blas_room preceded, with OpenBLAS missing: no
- * status to return, so one line and stop, rather than jump to NULL. */
+ * status to return it through (mk_lazy_need). */
 static void blas_need(void)
 {
-	if (mk_blas_load()) {
-		fprintf(stderr, "maskkit: %s\n", blas_message);
-		abort();
-	}
+	mk_lazy_need(&blas_state, blas_fill);
 }
 
 void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLAS_TRANSPOSE ta,

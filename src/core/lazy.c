@@ -8,8 +8,29 @@
 #include "config.h"
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "core.h"
 #include "lazy.h"
+
+int mk_lazy_load(mk_lazy_state *s, void (*fill)(void))
+{
+	pthread_once(&s->once, fill);
+	return s->status ? mk_error_set(s->status, "%s", s->message) : MK_OK;
+}
+
+void mk_lazy_failed(mk_lazy_state *s)
+{
+	s->status = mk_error_get()->status ? mk_error_get()->status : MK_ESYS;
+	snprintf(s->message, sizeof s->message, "%s", mk_error());
+}
+
+void mk_lazy_need(mk_lazy_state *s, void (*fill)(void))
+{
+	if (mk_lazy_load(s, fill)) {
+		fprintf(stderr, "maskkit: %s\n", s->message);
+		abort();
+	}
+}
 
 void *mk_lazy_open(const mk_lazy_lib *lib, const char **file)
 {

@@ -5,6 +5,7 @@
 #ifndef MK_LAZY_H
 #define MK_LAZY_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,6 +16,27 @@ typedef struct mk_lazy_lib {
 	const char *const *files;  /* NULL-terminated */
 	int flags;                 /* dlopen's: RTLD_NOW, | RTLD_GLOBAL for MPI */
 } mk_lazy_lib;
+
+/* A module's loading, done once: its verdict and message, kept for every
+ * later call (mk_error() is per thread). */
+typedef struct mk_lazy_state {
+	pthread_once_t once;
+	int status; /* MK_OK (0) unless the loading failed */
+	char message[512];
+} mk_lazy_state;
+#define MK_LAZY_STATE_INIT {PTHREAD_ONCE_INIT, 0, ""}
+
+/* Runs fill once (it loads the library and fills the module's table, and
+ * calls mk_lazy_failed when it cannot) and returns its verdict: MK_OK, or
+ * the failure's status with its message set again in this thread. */
+int mk_lazy_load(mk_lazy_state *s, void (*fill)(void));
+/* Records the current error (mk_error()) as s's verdict. */
+void mk_lazy_failed(mk_lazy_state *s);
+/* mk_lazy_load for a call that has no status to return it through (a
+ * table used before its module's entry point loaded it, a cblas
+ * function): on failure prints the one line and stops the process, rather
+ * than jump to NULL. */
+void mk_lazy_need(mk_lazy_state *s, void (*fill)(void));
 
 /* The handle of the first of lib->files that loads, and in *file its name;
  * NULL after setting MK_ESYS with one line naming what failed to load and

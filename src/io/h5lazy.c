@@ -3,8 +3,6 @@
  */
 #include "config.h"
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #define MK_H5LAZY_TABLE /* the real names below: dlsym's strings and members */
 #include "h5lazy.h"
@@ -19,9 +17,7 @@ static const char *const h5_parallel[] = {MK_HDF5P_SONAME, MK_HDF5P_PATH, NULL};
 #endif
 
 static struct mk_h5_api h5_api;
-static pthread_once_t h5_once = PTHREAD_ONCE_INIT;
-static int h5_status;
-static char h5_message[512];
+static mk_lazy_state h5_state = MK_LAZY_STATE_INIT;
 
 /* Serial HDF5 unless ranks share the files (mk_h5_open_par needs MPI-IO),
  * the parallel one is in the process already, or no serial one was found
@@ -73,25 +69,19 @@ static void h5_fill(void)
 		goto out;
 	MK_H5_VARS(MK_H5_GET_VAR)
 #undef MK_H5_GET_VAR
-	h5_status = MK_OK;
 	return;
 out:
 	/* the handle stays open: a half-filled table is never used */
-	h5_status = mk_error_get()->status ? mk_error_get()->status : MK_ESYS;
-	snprintf(h5_message, sizeof h5_message, "%s", mk_error());
+	mk_lazy_failed(&h5_state);
 }
 
 int mk_h5_load(void)
 {
-	pthread_once(&h5_once, h5_fill);
-	return h5_status ? mk_error_set(h5_status, "%s", h5_message) : MK_OK;
+	return mk_lazy_load(&h5_state, h5_fill);
 }
 
 const struct mk_h5_api *mk_h5_api(void)
 {
-	if (mk_h5_load()) {
-		fprintf(stderr, "maskkit: %s\n", h5_message);
-		abort();
-	}
+	mk_lazy_need(&h5_state, h5_fill);
 	return &h5_api;
 }

@@ -4,9 +4,6 @@
  */
 #include "config.h"
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #define MK_PAR_MPI_TABLE /* the real names below: dlsym's strings and members */
 #include "par_mpi.h"
 #include "core.h"
@@ -15,9 +12,7 @@
 static const char *const mpi_files[] = {MK_MPI_SONAME, MK_MPI_PATH, NULL};
 
 static struct mk_mpi_api mpi_api;
-static pthread_once_t mpi_once = PTHREAD_ONCE_INIT;
-static int mpi_status;
-static char mpi_message[512];
+static mk_lazy_state mpi_state = MK_LAZY_STATE_INIT;
 
 static void mpi_fill(void)
 {
@@ -40,24 +35,18 @@ static void mpi_fill(void)
 		goto out;
 	MK_MPI_VARS(MK_MPI_GET_VAR)
 #undef MK_MPI_GET_VAR
-	mpi_status = MK_OK;
 	return;
 out:
-	mpi_status = mk_error_get()->status ? mk_error_get()->status : MK_ESYS;
-	snprintf(mpi_message, sizeof mpi_message, "%s", mk_error());
+	mk_lazy_failed(&mpi_state);
 }
 
 int mk_mpi_load(void)
 {
-	pthread_once(&mpi_once, mpi_fill);
-	return mpi_status ? mk_error_set(mpi_status, "%s", mpi_message) : MK_OK;
+	return mk_lazy_load(&mpi_state, mpi_fill);
 }
 
 const struct mk_mpi_api *mk_mpi_api(void)
 {
-	if (mk_mpi_load()) {
-		fprintf(stderr, "maskkit: %s\n", mpi_message);
-		abort();
-	}
+	mk_lazy_need(&mpi_state, mpi_fill);
 	return &mpi_api;
 }
