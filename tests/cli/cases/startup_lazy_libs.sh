@@ -22,7 +22,9 @@ echo "--version"
 loads hdf5 "$MASKKIT" --version
 loads mpi "$MASKKIT" --version
 loads openblas "$MASKKIT" --version
-loads stdc++ "$MASKKIT" --version
+# (the sanitizers' runtime needs libstdc++ itself: maskkit must not)
+echo "libstdc++ needed by maskkit: $(LD_DEBUG=files "$MASKKIT" --version 2>&1 >/dev/null |
+	grep -c 'file=libstdc++[^ ]* .*needed by [^ ]*maskkit ')"
 # the CUDA runtime looks for the driver (libcuda) only when asked to find
 # a GPU: never for --version (a build without CUDA never does)
 echo "libcuda tried: $(LD_DEBUG=files "$MASKKIT" --version 2>&1 >/dev/null | grep -c 'file=libcuda')"
