@@ -105,14 +105,14 @@ START_TEST(products_match_loops)
 }
 END_TEST
 
-/* Shapes past one key block (512) and with d not a multiple of any panel,
- * masks with global rows (split into pieces) and empty rows. */
+/* Shapes past one key block (512 keys, or 327 at d = 100), d not a multiple
+ * of any panel, masks with global rows (split into pieces) and empty rows. */
 static const struct {
 	const char *expr;
 	int64_t n, d;
 } shapes[] = {
 	{"local40 + global1", 600, 40}, {"causal", 77, 5}, {"local3 + random2", 530, 64},
-	{"strided64 + global2", 1100, 24},
+	{"strided64 + global2", 1100, 24}, {"causal", 700, 100},
 };
 #define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
 

@@ -227,11 +227,16 @@ static int tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p)
 		return mk_error_set(MK_EINVAL, "kernel '%s' needs a layout of %lld x %lld",
 				    mk_attn_kernel_name(x->kernel), (long long)x->n,
 				    (long long)x->kv);
+	p->uk = mk_uk_get();
 	switch (x->kernel) {
 	case MK_KERNEL_DENSE:
 	case MK_KERNEL_MASKED:
 		p->ta = TILES_QUERY_TILE;
 		p->tb = TILES_KEY_BLOCK;
+		/* the micro-kernels keep a block's packed K and V in L2 (256 KiB of
+		 * its 512): fewer keys per block past d = 64 */
+		if (p->uk && x->d > 64)
+			p->tb = TILES_KEY_BLOCK * 64 / x->d > 64 ? TILES_KEY_BLOCK * 64 / x->d : 64;
 		p->mask_all = x->kernel == MK_KERNEL_MASKED;
 		break;
 	case MK_KERNEL_BLOCK:
@@ -243,7 +248,6 @@ static int tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p)
 				    mk_attn_kernel_name(x->kernel));
 	}
 	p->ta = tiles_min(p->ta, p->na);
-	p->uk = mk_uk_get();
 	/* block tiles go to sgemm a few at a time: one 64 x 64 tile per call
 	 * costs half as much again as dense's wider blocks (measured) */
 	p->group = p->tb < TILES_GROUP_WIDTH ? TILES_GROUP_WIDTH / p->tb : 1;
