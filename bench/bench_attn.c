@@ -143,7 +143,8 @@ static int bench_kernel(const mk_attn_backend *b, mk_attn_kernel kern, const mk_
 static int bench_sgemm(int64_t n, int reps)
 {
 	float *a = malloc((size_t)(n * n) * sizeof *a), *c = malloc((size_t)(n * n) * sizeof *c);
-	double *times = calloc((size_t)reps, sizeof *times), flops = 2.0 * (double)(n * n) * (double)n;
+	double *times = calloc((size_t)reps, sizeof *times);
+	double flops = 2.0 * (double)(n * n) * (double)n;
 
 	if (n < 1 || reps < 1 || !a || !c || !times)
 		return 1;
@@ -223,8 +224,8 @@ static void bench_products_block(const float *q, const float *k, const float *v,
 {
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, (int)d, scale, q,
 		    (int)d, k, (int)d, 0.0f, s, BENCH_KEY_BLOCK);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)d, (int)cols, 1.0f, s,
-		    BENCH_KEY_BLOCK, v, (int)d, 1.0f, o, (int)d);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)d, (int)cols, 1.0f,
+		    s, BENCH_KEY_BLOCK, v, (int)d, 1.0f, o, (int)d);
 }
 
 typedef struct bench_split {

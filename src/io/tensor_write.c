@@ -88,8 +88,8 @@ static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 			return MK_ESYS;
 #ifdef SYNC_FILE_RANGE_WRITE
 		if (at >= 0)
-			(void)sync_file_range(fileno(f), (off_t)at,
-					      (off_t)((ready - *done) * bytes), SYNC_FILE_RANGE_WRITE);
+			(void)sync_file_range(fileno(f), (off_t)at, (off_t)((ready - *done) * bytes),
+					      SYNC_FILE_RANGE_WRITE);
 #else
 		(void)at;
 		(void)bytes;
