@@ -28,9 +28,9 @@
 #include "maskkit.h"
 #include "cpu_rows.h"
 
-/* the dense kernel's score block (cpu_tiles.c's TILES_QUERY_TILE and
- * TILES_KEY_BLOCK): split times the products at the shapes the kernel
- * gives them */
+/* the dense kernel's score block (cpu_tiles_run.c's TILES_QUERY_TILE and
+ * TILES_KEY_BLOCK, as cblas gets them where no micro-kernel is chosen):
+ * split times the products at the shapes the kernel gives them */
 #define BENCH_QUERY_TILE 256
 #define BENCH_KEY_BLOCK 512
 
