@@ -249,6 +249,9 @@ def whole_process(n, d, heads, reps, tmp, kernel_s, qkv):
     print(f"  whole process (wall)                  {statistics.median(walls):.4f} s"
           f"  ({statistics.median(walls) / kernel_s:.2f}x; Q, K, V and O are "
           f"{io_bytes / 2**20:.0f} MiB)")
+    # the same runs' own kernel time: steadier than bench_attn's, timed earlier
+    whole = statistics.median(w / k for w, k in zip(walls, reported))
+    print(f"  whole process over the kernel it reports, run by run: {whole:.2f}x (median)")
 
 
 def run_shape(args, torch, n, d, mask, mask_mod, tmp):
@@ -339,6 +342,9 @@ def print_split(args, shapes, peak, bw):
         print(f"{n:5d} {d:4d} {k:9.4f} {p:9.4f} ({p / k:4.0%}) {gf:8.1f} {gf / peak:8.0%} "
               f"{e:7.4f} ({e / k:4.0%}) {o:8.4f} ({o / k:4.0%}) {ai:9.1f} "
               f"{min(peak, ai * bw):7.1f}")
+    if any(s["split"][0] < s["split"][1] + s["split"][2] for s in shapes):
+        print("other < 0: the kernel's own products are faster than these, sgemm's at its "
+              "block shape\n  (bench_products_block in bench/bench_attn.c)")
 
 
 def main():
