@@ -121,6 +121,10 @@ int mk_input_check(const char *path);
 /* Writes through a temporary file renamed over path on success. */
 int mk_io_atomic(const char *path,
 		 int (*write)(const char *tmp_path, void *arg), void *arg);
+/* The same, its errors not prefixed with path: for a writer whose failure
+ * may be another's (mk_tensor_write_parts: the producer of the data). */
+int mk_io_atomic_raw(const char *path,
+		     int (*write)(const char *tmp_path, void *arg), void *arg);
 
 /* ---- .npy headers (io_npy.c), shared by masks and tensors (tensor.c) ---- */
 #define MK_NPY_MAX_DIMS 4
