@@ -27,12 +27,20 @@
 #endif
 #include "maskkit.h"
 #include "cpu_rows.h"
+#include "cpu_ukernel.h"
 
 /* the dense kernel's score block (cpu_tiles_run.c's TILES_QUERY_TILE and
- * TILES_KEY_BLOCK, as cblas gets them where no micro-kernel is chosen):
+ * TILES_KEY_BLOCK; with the micro-kernels 512 x 64 / d keys past d = 64):
  * split times the products at the shapes the kernel gives them */
 #define BENCH_QUERY_TILE 256
 #define BENCH_KEY_BLOCK 512
+
+static int64_t bench_key_block(int64_t d)
+{
+	if (mk_uk_get() && d > 64)
+		return BENCH_KEY_BLOCK * 64 / d > 64 ? BENCH_KEY_BLOCK * 64 / d : 64;
+	return BENCH_KEY_BLOCK;
+}
 
 static double bench_now(void)
 {
@@ -219,13 +227,29 @@ static int bench_thread(void)
 /* The two products of one score block, as the dense kernel makes them:
  * s = scale q k^T (rows x cols) and o += s v.  One function, so that it can
  * follow the kernel when its products change. */
-static void bench_products_block(const float *q, const float *k, const float *v, int64_t rows,
-				 int64_t cols, int64_t d, float scale, float *s, float *o)
+/* One score block's two products as the kernel computes them: with the
+ * micro-kernels, strips of mr rows against the block's packed K and V (kp,
+ * vp: packed once per head, as the kernel does per pass), else sgemm. */
+static void bench_products_block(const float *q, const float *k, const float *v,
+				 const float *kp, const float *vp, int64_t rows, int64_t cols,
+				 int64_t d, float scale, float *s, float *o, const float *zero,
+				 float *sink)
 {
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, (int)d, scale, q,
-		    (int)d, k, (int)d, 0.0f, s, BENCH_KEY_BLOCK);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)d, (int)cols, 1.0f,
-		    s, BENCH_KEY_BLOCK, v, (int)d, 1.0f, o, (int)d);
+	const mk_uk *uk = mk_uk_get();
+	int64_t ld = bench_key_block(d);
+
+	if (!uk) {
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, (int)d,
+			    scale, q, (int)d, k, (int)d, 0.0f, s, (int)ld);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)d, (int)cols,
+			    1.0f, s, (int)ld, v, (int)d, 1.0f, o, (int)d);
+		return;
+	}
+	for (int64_t i = 0; i < rows; i += uk->mr) {
+		int64_t sr = rows - i < uk->mr ? rows - i : uk->mr;
+		uk->qk(q + i * d, sr, kp, cols, d, zero, s, ld);
+		uk->pv(s, ld, sr, vp, cols, d, zero, sink, o + i * d);
+	}
 }
 
 typedef struct bench_split {
@@ -233,6 +257,10 @@ typedef struct bench_split {
 	float *const *t;   /* Q, K, V, O */
 	float **sc, **o;   /* per thread: a score block, an output tile */
 	int64_t tiles;     /* query tiles per head */
+	int64_t kb, nkb;   /* keys per block, blocks per head */
+	float *kp, *vp;    /* with the micro-kernels: every block packed, pstride apart */
+	int64_t pstride;
+	float *zero, *sink; /* a zero row; a row of d per thread */
 } bench_split;
 
 static int64_t bench_min(int64_t a, int64_t b)
@@ -257,22 +285,59 @@ static double bench_split_pass(const bench_split *x, bool exps)
 		size_t at = (size_t)(h * n * d);
 		float *sc = x->sc[bench_thread()], *o = x->o[bench_thread()];
 
-		for (int64_t j0 = 0; j0 < n; j0 += BENCH_KEY_BLOCK) {
-			int64_t cols = bench_min(BENCH_KEY_BLOCK, n - j0);
+		for (int64_t j0 = 0; j0 < n; j0 += x->kb) {
+			int64_t cols = bench_min(x->kb, n - j0);
+			size_t pk = (size_t)((h * x->nkb + j0 / x->kb) * x->pstride);
 			if (!exps) {
 				bench_products_block(x->t[0] + at + (size_t)(i0 * d),
 						     x->t[1] + at + (size_t)(j0 * d),
-						     x->t[2] + at + (size_t)(j0 * d), rows, cols, d,
-						     scale, sc, o);
+						     x->t[2] + at + (size_t)(j0 * d),
+						     x->kp ? x->kp + pk : NULL,
+						     x->vp ? x->vp + pk : NULL, rows, cols, d,
+						     scale, sc, o, x->zero,
+						     x->sink + bench_thread() * d);
 				continue;
 			}
 			/* the block keeps its values bounded: exp(x - 4) of what
 			 * it holds tends to 0.018, every call costs the same */
 			for (int64_t r = 0; r < rows; r++)
-				mk_tiles_row_exp(sc + r * BENCH_KEY_BLOCK, 4.0f, cols);
+				mk_tiles_row_exp(sc + r * x->kb, 4.0f, cols);
 		}
 	}
 	return bench_now() - t0;
+}
+
+/* With the micro-kernels, every key block of every head packed as the kernel
+ * packs them (once per pass, not timed: O(n d) against the products'
+ * O(n^2 d)); the zero row and sinks they take. */
+static int bench_split_pack(bench_split *x, int nt)
+{
+	const mk_uk *uk = mk_uk_get();
+	const mk_attn_shape *s = x->s;
+	int64_t n = s->n, d = s->d, heads = s->batch * s->heads;
+	float scale = (float)(1.0 / sqrt((double)d));
+
+	x->nkb = (n + x->kb - 1) / x->kb;
+	x->zero = calloc((size_t)(x->kb > d ? x->kb : d), sizeof(float));
+	x->sink = malloc((size_t)(nt * d) * sizeof(float));
+	if (!x->zero || !x->sink)
+		return 1;
+	if (!uk)
+		return 0;
+	x->pstride = mk_uk_packed_size(uk, x->kb, d);
+	x->kp = malloc((size_t)(heads * x->nkb * x->pstride) * sizeof(float));
+	x->vp = malloc((size_t)(heads * x->nkb * x->pstride) * sizeof(float));
+	if (!x->kp || !x->vp)
+		return 1;
+	for (int64_t h = 0; h < heads; h++)
+		for (int64_t b = 0; b < x->nkb; b++) {
+			size_t at = (size_t)(h * n * d + b * x->kb * d);
+			size_t pk = (size_t)((h * x->nkb + b) * x->pstride);
+			int64_t cols = bench_min(x->kb, n - b * x->kb);
+			mk_uk_pack(uk, x->t[1] + at, cols, d, scale, x->kp + pk);
+			mk_uk_pack_v(uk, x->t[2] + at, cols, d, x->vp + pk);
+		}
+	return 0;
 }
 
 /* EXPR's mask at n and its tile layout (the caller frees all three). */
@@ -295,7 +360,8 @@ static int bench_split_run(const char *path, const mk_attn_shape *s, int reps)
 	float *t[4] = {NULL}, *sc[256] = {NULL}, *o[256] = {NULL};
 	double *times = calloc(3 * (size_t)reps, sizeof *times), med[3];
 	bench_split x = {.s = s, .t = t, .sc = sc, .o = o,
-			 .tiles = (s->n + BENCH_QUERY_TILE - 1) / BENCH_QUERY_TILE};
+			 .tiles = (s->n + BENCH_QUERY_TILE - 1) / BENCH_QUERY_TILE,
+			 .kb = bench_key_block(s->d)};
 	mk_expr *e = NULL;
 	mk_mask *m = NULL;
 	mk_attn_layout *l = NULL;
@@ -307,8 +373,12 @@ static int bench_split_run(const char *path, const mk_attn_shape *s, int reps)
 	if (!times || nt > 256 || bench_tensors(path, s, t) || mk_norm_parse("softmax", &norm) ||
 	    bench_layout("full", s->n, 64, &e, &m, &l))
 		goto out;
+	if (bench_split_pack(&x, nt))
+		goto out;
 	for (int k = 0; k < nt; k++) {
-		sc[k] = malloc((size_t)(BENCH_QUERY_TILE * BENCH_KEY_BLOCK) * sizeof(float));
+		/* zeros: the micro-kernels fill a strip's rows, the exponentials
+		 * read them all */
+		sc[k] = calloc((size_t)(BENCH_QUERY_TILE * x.kb), sizeof(float));
 		o[k] = calloc((size_t)(BENCH_QUERY_TILE * s->d), sizeof(float));
 		if (!sc[k] || !o[k])
 			goto out;
@@ -351,6 +421,10 @@ out:
 	}
 	for (int k = 0; k < 4; k++)
 		free(t[k]);
+	free(x.kp);
+	free(x.vp);
+	free(x.zero);
+	free(x.sink);
 	mk_attn_layout_free(l);
 	mk_mask_free(m);
 	mk_expr_free(e);
