@@ -33,7 +33,9 @@ roofline, min(peak, intensity x bandwidth), with the dense kernel's
 intensity: 4 n^2 d flops over the bytes it moves per head when K and V are
 read once per 256-query tile.  Then where maskkit's dense time goes
 (bench_attn split): its two products alone at the kernel's block shape
-(256 queries x 512 keys x d), its exponentials alone (n^2 per head), and the
+(256 queries x 512 keys x d, 512 x 64 / d keys past d = 64; the micro-kernels
+the kernel runs, on K and V packed per head, or sgemm with
+MASKKIT_CPU_KERNEL=blas), its exponentials alone (n^2 per head), and the
 rest, memory and other work (kernel - products - exponentials).
 
 Then `maskkit attn` as a whole process (reading Q, K, V, writing O) against
@@ -324,9 +326,10 @@ def print_times(args, shapes, peak, bw):
 def print_split(args, shapes, peak, bw):
     print(f"\nwhere maskkit's dense time goes (bench_attn split, medians of {args.reps}, "
           "the three timed in turn):")
-    print("columns: kernel = the dense kernel in process; products = its two sgemms alone at "
-          f"its block shape\n  ({QUERY_TILE} queries x 512 keys x d, Q K^T and P V over every "
-          "block and head), with their GFLOP/s\n  and that over the sgemm peak; exps = its "
+    print("columns: kernel = the dense kernel in process; products = its two products alone "
+          f"(its micro-kernels) at its block shape\n  ({QUERY_TILE} queries x 512 keys x d, "
+          "fewer keys past d = 64; Q K^T and P V over every block and head), with their "
+          "GFLOP/s\n  and that over the sgemm peak; exps = its "
           "exponentials alone (n^2 per head); other = kernel - products\n  - exps: memory "
           "traffic, row statistics, rescaling, threads; intensity = flops per byte moved\n  "
           f"(Q read and O written once, K and V once per {QUERY_TILE}-query tile); roof = "
