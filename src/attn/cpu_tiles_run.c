@@ -5,6 +5,7 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
+#include "internal.h"
 #include "cpu_rows.h"
 #include "cpu_tiles.h"
 
@@ -147,13 +148,12 @@ static int tiles_run(tiles_pass *p)
 		return ret;
 	if (p->uk) {
 		p->pstride = mk_uk_packed_size(p->uk, p->tb, p->x->d);
-		p->packed = malloc((size_t)(p->ntb * p->pstride) * sizeof *p->packed);
-		if (p->v)
-			p->vpacked = malloc((size_t)(p->ntb * p->pstride) * sizeof *p->vpacked);
-		if (!p->packed || (p->v && !p->vpacked)) {
-			free(p->packed);
-			free(p->vpacked);
-			p->packed = p->vpacked = NULL;
+		/* K and V together, on huge pages from 2 MiB: every pass fills
+		 * them anew, and 4 KiB pages cost a fault each */
+		size_t one = (size_t)(p->ntb * p->pstride);
+		p->packed = mk_huge_alloc((p->v ? 2 : 1) * one * sizeof *p->packed, false);
+		p->vpacked = p->v && p->packed ? p->packed + one : NULL;
+		if (!p->packed) {
 			tiles_work_release(&wk);
 			return mk_error_set(MK_ENOMEM, "out of memory for %lld packed keys",
 					    (long long)p->nb);
@@ -197,8 +197,7 @@ static int tiles_run(tiles_pass *p)
 	for (int64_t k = 0; k < wk.nsplit; k++)
 		mk_tiles_merge(p, &wk, k);
 	tiles_work_release(&wk);
-	free(p->packed);
-	free(p->vpacked);
+	free(p->packed); /* vpacked lies in it */
 	p->packed = p->vpacked = NULL;
 #ifdef OPENBLAS_VERSION
 	if (own_blas)

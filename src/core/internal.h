@@ -35,6 +35,11 @@ void mk_format_bytes(uint64_t b, char *buf, size_t len);
  * buffers of `callers` threads calling BLAS at once; call before BLAS. */
 int mk_blas_room(int callers);
 
+/* ---- large buffers (hugealloc.c) ---- */
+/* bytes of memory, zeroed if zero, on transparent huge pages where it is
+ * 2 MiB or more; free() releases it.  NULL when out of memory. */
+void *mk_huge_alloc(size_t bytes, bool zero);
+
 /* ---- cleanup after a signal (cleanup.c) ---- */
 /* Registers a temporary file, an (emptied) temporary folder or a child
  * process for mk_cleanup_run; returns a token for mk_cleanup_pop, or -1
