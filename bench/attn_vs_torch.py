@@ -5,22 +5,42 @@
         python3 bench/attn_vs_torch.py [--n 2048,4096] [--d 64,128] [--heads 8]
         [--threads 2] [--reps 7] [--rounds 3] [--mask 'local256+global1'] [--tile 64]
 
-For each (n, d), float32, [1, heads, n, d]:
+For each (n, d), float32, [1, heads, n, d], Q, K and V standard normal are
+made here once and the same bytes go to both sides (to bench_attn as a raw
+file, -i; to torch and numpy as tensors):
   * maskkit dense, masked and block, in process (bench_attn: the library's
-    kernels, as `maskkit sweep` times them);
+    kernels, as `maskkit sweep` times them, with the thread settings the
+    program makes: OMP_WAIT_POLICY=PASSIVE, OPENBLAS_THREAD_TIMEOUT=4, unless
+    set; torch keeps its defaults);
   * torch: scaled_dot_product_attention without a mask (dense) and with the
-    boolean mask (masked); FlexAttention compiled with torch.compile, its
-    BlockMask from create_block_mask over the same mask (block, 128 tiles);
+    boolean mask (masked); FlexAttention at its best set-up (block, 128
+    tiles): the closed-form mask_mod that `maskkit gen EXPR --format flex-py`
+    writes (index arithmetic, no n x n lookup), its BlockMask from
+    create_block_mask compiled for the size (torch.compile(create_block_mask),
+    what _compile=True did), flex_attention
+    compiled with torch.compile for the shape (dynamic=False);
   * numpy: softmax(Q K^T / sqrt(d)) V dense, float32 (n <= 4096).
 Each timer runs --reps times per round and the rounds alternate between
 maskkit and its peers (--rounds), so a disturbance of the machine falls on
 both; the table gives medians over all rounds and the ratio maskkit / peer
-(below 1: maskkit faster).  GFLOP/s count 4 heads n^2 d (the dense work) and
-are compared with the sgemm rate of OpenBLAS (what maskkit links) and of
-torch (MKL) measured in the same run.
+(below 1: maskkit faster).
+
+The machine's bounds are measured in the same run, each the best of several
+readings: the sgemm peak (OpenBLAS, what maskkit links, through bench_attn
+sgemm; torch's MKL), and the memory's read rate (bench_attn bandwidth, all
+threads).  Per shape the dense rate is given against the sgemm peak and the
+roofline, min(peak, intensity x bandwidth), with the dense kernel's
+intensity: 4 n^2 d flops over the bytes it moves per head when K and V are
+read once per 256-query tile.  Then where maskkit's dense time goes
+(bench_attn split): its two products alone at the kernel's block shape
+(256 queries x 512 keys x d, 512 x 64 / d keys past d = 64; the micro-kernels
+the kernel runs, on K and V packed per head, or sgemm with
+MASKKIT_CPU_KERNEL=blas), its exponentials alone (n^2 per head), and the
+rest, memory and other work (kernel - products - exponentials).
 
 Then `maskkit attn` as a whole process (reading Q, K, V, writing O) against
-its kernel time in process: wall time, and the time the command reports.
+its kernel time in process: wall time, and the time the command reports, at
+n = 4096, d = 64 where that shape ran, else at the first shape.
 
 PyTorch is optional: without it the torch rows are skipped with a message.
 It installs in a venv from PyPI (CPU wheels work; about 5 GB with CUDA libs):
@@ -28,6 +48,7 @@ It installs in a venv from PyPI (CPU wheels work; about 5 GB with CUDA libs):
 then run this script with ~/venv-torch/bin/python.
 """
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -45,17 +66,32 @@ from attn_vs_numpy import numpy_attention  # noqa: E402  (bench/, beside this fi
 BENCH = os.environ.get("BENCH_ATTN", "bench_attn")
 MASKKIT = os.environ.get("MASKKIT", "maskkit")
 LINE = re.compile(r"^(\w+)\s+density ([\d.]+) nnz\s+(\d+)\s+median ([\d.]+) s")
+SPLIT = re.compile(r"kernel ([\d.]+) s\s+products ([\d.]+) s\s+exps ([\d.]+) s")
+QUERY_TILE = 256  # the dense kernel's query tile (src/attn/cpu_tiles.c)
+SGEMM_N = 2048
 
 
-def maskkit_round(n, d, heads, reps, expr, tile):
-    out = subprocess.run([BENCH, str(n), str(d), str(heads), str(tile), str(reps), "softmax",
-                          expr, "dense", "masked", "block"], check=True, capture_output=True,
-                         text=True).stdout
+# bench_attn runs as the maskkit program does (src/cli/main.c sets these
+# before its kernels run): OpenMP's threads wait passively, OpenBLAS's
+# workers sleep soon after a call.  A variable the user set is kept.
+BENCH_ENV = dict(os.environ)
+BENCH_ENV.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+BENCH_ENV.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+
+def bench(*args):
+    return subprocess.run([BENCH, *(str(a) for a in args)], check=True, capture_output=True,
+                          text=True, env=BENCH_ENV).stdout
+
+
+def maskkit_round(n, d, heads, reps, expr, tile, qkv):
+    """{kernel: (median seconds, tile density)} of one bench_attn run."""
     got = {}
-    for line in out.splitlines():
+    for line in bench("-i", qkv, n, d, heads, tile, reps, "softmax", expr, "dense", "masked",
+                      "block").splitlines():
         m = LINE.match(line)
         if m:
-            got[m.group(1)] = float(m.group(4))
+            got[m.group(1)] = (float(m.group(4)), float(m.group(2)))
     return got
 
 
@@ -83,10 +119,80 @@ def load_torch(threads):
     return torch
 
 
+def machine(threads, torch):
+    """The lines that say what ran: CPU, its vector extensions, threads, torch."""
+    model, flags = "unknown", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, val = line.partition(":")
+                if key.strip() == "model name" and model == "unknown":
+                    model = val.strip()
+                elif key.strip() == "flags" and not flags:
+                    flags = set(val.split())
+    except OSError:
+        pass
+    ext = ["avx2", "fma", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile"]
+    have = " ".join(f"{e} {'yes' if e in flags else 'no'}" for e in ext)
+    print(f"CPU: {model}, {os.cpu_count()} CPUs; {have}")
+    print(f"threads: {threads}; numpy {np.__version__}; "
+          f"torch {torch.__version__ if torch else 'not importable'}")
+    if "avx512_bf16" in flags or "amx_bf16" in flags:
+        print("bf16: the CPU has bf16 instructions; this benchmark times float32 only")
+    else:
+        print("bf16: skipped: the CPU has neither AVX512_BF16 nor AMX, so bf16 inputs would "
+              "be widened to float32 in software and time nothing but the conversion")
+
+
+class Bounds:
+    """The machine's sgemm peaks and memory read rate: readings taken at the
+    start and before every shape, the best of them all (a reading taken
+    while something else runs is low, never high)."""
+
+    def __init__(self, torch):
+        self.torch, self.sgemm, self.bw, self.a = torch, {}, [], None
+
+    def read(self, reps):
+        self.sgemm.setdefault("openblas", []).append(
+            float(bench("sgemm", SGEMM_N, reps).split()[-2]))
+        if self.torch:
+            if self.a is None:
+                self.a = self.torch.randn(SGEMM_N, SGEMM_N)
+            t = min(timed(lambda: self.a @ self.a.T, reps))
+            self.sgemm.setdefault("torch (MKL)", []).append(2 * SGEMM_N ** 3 / t / 1e9)
+        self.bw.append(float(bench("bandwidth", 512, reps).split()[-2]))
+
+    def peak(self, name="openblas"):
+        return max(self.sgemm[name])
+
+    def bandwidth(self):
+        return max(self.bw)
+
+    def say(self, reps, threads):
+        count = len(self.bw)
+        rates = ", ".join(f"{k} {max(v):.1f} (readings {min(v):.1f} to {max(v):.1f})"
+                          for k, v in self.sgemm.items())
+        print(f"\nsgemm peak at {SGEMM_N}^3, GFLOP/s, the best of {count} readings of {reps} "
+              f"through the run: {rates}")
+        print(f"memory read rate, {threads} threads over 512 MiB: {self.bandwidth():.1f} GB/s "
+              f"(readings {min(self.bw):.1f} to {max(self.bw):.1f})")
+
+
+def load_mask_mod(n, expr, tmp):
+    """maskkit's closed-form mask_mod for expr at n (gen --format flex-py)."""
+    path = os.path.join(tmp, f"mask_mod_{n}.py")
+    subprocess.run([MASKKIT, "gen", expr, "--n", str(n), "--format", "flex-py", "-o", path],
+                   check=True)
+    spec = importlib.util.spec_from_file_location(f"mask_mod_{n}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.make_mask_mod()
+
+
 class TorchPeers:
     """SDPA dense and masked, and compiled FlexAttention, on one (n, d)."""
 
-    def __init__(self, torch, q, k, v, mask):
+    def __init__(self, torch, q, k, v, mask, mask_mod):
         self.torch = torch
         F = torch.nn.functional
         self.q, self.k, self.v = (torch.from_numpy(x) for x in (q, k, v))
@@ -96,42 +202,38 @@ class TorchPeers:
             "masked": lambda: F.scaled_dot_product_attention(self.q, self.k, self.v,
                                                              attn_mask=self.mask),
         }
+        self.flex_err = None
         try:
             from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-            dense = self.mask
-
-            def mask_mod(b, h, i, j):
-                return dense[i, j]
-
             n = mask.shape[0]
-            bm = create_block_mask(mask_mod, None, None, n, n, device="cpu", BLOCK_SIZE=128)
-            flex = torch.compile(flex_attention)
+            # compiled for the size: what _compile=True did, the way torch now advises
+            make_bm = torch.compile(create_block_mask, dynamic=False)
+            bm = make_bm(mask_mod, None, None, n, n, device="cpu", BLOCK_SIZE=128)
+            flex = torch.compile(flex_attention, dynamic=False)
             self.fns["block"] = lambda: flex(self.q, self.k, self.v, block_mask=bm)
+            with torch.inference_mode():  # the same mask both ways: a check, compiled here
+                self.flex_err = float((self.fns["block"]() - self.fns["masked"]()).abs().max())
         except Exception as e:  # noqa: BLE001 - any failure only drops the row
             print(f"FlexAttention unavailable on the CPU here: {e}", file=sys.stderr)
+            self.fns.pop("block", None)
 
     def round(self, reps):
         with self.torch.inference_mode():
             return {name: timed(fn, reps) for name, fn in self.fns.items()}
 
 
-def sgemm_rates(torch, threads):
-    out = subprocess.run([BENCH, "sgemm", "2048", "5"], check=True, capture_output=True,
-                         text=True).stdout
-    rates = {"openblas": float(out.split()[-2])}
-    if torch:
-        a = torch.randn(2048, 2048)
-        t = statistics.median(timed(lambda: a @ a.T, 5))
-        rates["torch (MKL)"] = 2 * 2048 ** 3 / t / 1e9
-    return rates
+def intensity(n, rho, tile):
+    """A tiled kernel's flops per byte moved, per head: Q read and O written
+    once, the K and V rows of each visited block read once per query tile of
+    tile rows; rho is the fraction of the n^2 cells visited.  d cancels."""
+    return rho * n / (2.0 * rho * n / tile + 2.0)
 
 
-def whole_process(n, d, heads, reps, tmp, kernel_s):
-    rng = np.random.default_rng(0)
+def whole_process(n, d, heads, reps, tmp, kernel_s, qkv):
     files = []
-    for name in "qkv":
+    for name, x in zip("qkv", qkv):
         path = os.path.join(tmp, f"{name}.npy")
-        np.save(path, rng.standard_normal((1, heads, n, d)).astype(np.float32))
+        np.save(path, x)
         files.append(path)
     out = os.path.join(tmp, "o.npy")
     walls, reported = [], []
@@ -149,6 +251,103 @@ def whole_process(n, d, heads, reps, tmp, kernel_s):
     print(f"  whole process (wall)                  {statistics.median(walls):.4f} s"
           f"  ({statistics.median(walls) / kernel_s:.2f}x; Q, K, V and O are "
           f"{io_bytes / 2**20:.0f} MiB)")
+    # the same runs' own kernel time: steadier than bench_attn's, timed earlier
+    whole = statistics.median(w / k for w, k in zip(walls, reported))
+    print(f"  whole process over the kernel it reports, run by run: {whole:.2f}x (median)")
+
+
+def run_shape(args, torch, n, d, mask, mask_mod, tmp):
+    """One (n, d): the timings of every kernel and peer, and the split."""
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal((1, args.heads, n, d), dtype=np.float32) for _ in range(3))
+    qkv = os.path.join(tmp, "qkv.f32")
+    with open(qkv, "wb") as f:
+        for x in (q, k, v):
+            f.write(np.ascontiguousarray(x).tobytes())
+    peers = TorchPeers(torch, q, k, v, mask, mask_mod) if torch else None
+    mine, theirs, numpy_t, density = {}, {}, [], 1.0
+    for _ in range(args.rounds):
+        for name, (t, rho) in maskkit_round(n, d, args.heads, args.reps, args.mask, args.tile,
+                                            qkv).items():
+            mine.setdefault(name, []).append(t)
+            density = rho if name == "block" else density
+        if peers:
+            for name, ts in peers.round(args.reps).items():
+                theirs.setdefault(name, []).extend(ts)
+        if n <= 4096:
+            numpy_t.extend(timed(lambda: numpy_attention(q, k, v), max(1, args.reps // 3)))
+    m = SPLIT.search(bench("-i", qkv, "split", n, d, args.heads, args.reps))
+    split = tuple(float(x) for x in m.groups())
+    med = {name: statistics.median(ts) for name, ts in mine.items()}
+    peer = {name: statistics.median(ts) for name, ts in theirs.items()}
+    if numpy_t:
+        peer["numpy"] = statistics.median(numpy_t)
+    return {"n": n, "d": d, "mine": med, "peer": peer, "split": split, "qkv": (q, k, v),
+            "density": density, "flex_err": peers.flex_err if peers else None}
+
+
+PEER_NAME = {"dense": "SDPA", "masked": "SDPA+mask", "block": "FlexAttention",
+             "numpy": "numpy dense"}
+
+
+def print_times(args, shapes, peak, bw):
+    print(f"\nfloat32, [1, {args.heads}, n, d], {args.threads} threads, mask "
+          f"'{args.mask}' (masked, block), medians of {args.rounds} rounds x {args.reps}")
+    print("columns: maskkit s and peer s, the medians; ratio = maskkit s / peer s (below 1: "
+          "maskkit faster);\n  GFLOP/s = the work maskkit's kernel does over its time: 4 heads "
+          "n^2 d for dense and masked\n  (masked visits every block), that times the tile "
+          f"density (--tile {args.tile}) for block;\n  of sgemm = GFLOP/s over the OpenBLAS "
+          f"sgemm peak ({peak:.1f}); of roof = over the roofline,\n  min(peak, intensity x "
+          f"{bw:.1f} GB/s), intensity as in the split below ({QUERY_TILE}-query tiles for "
+          f"dense and masked, {args.tile} for block)")
+    print(f"{'n':>5} {'d':>4} {'kernel':<7} {'maskkit s':>10} {'peer':<13} {'peer s':>10} "
+          f"{'ratio':>6} {'GFLOP/s':>8} {'of sgemm':>8} {'of roof':>8}")
+    for s in shapes:
+        n, d = s["n"], s["d"]
+        for name in ("dense", "masked", "block", "numpy"):
+            if name not in s["peer"] and name == "numpy":
+                continue
+            kname = "dense" if name == "numpy" else name
+            rho, tile = (s["density"], args.tile) if kname == "block" else (1.0, QUERY_TILE)
+            m, p = s["mine"][kname], s["peer"].get(name)
+            gf = 4.0 * args.heads * n * n * d * rho / m / 1e9
+            roof = min(peak, intensity(n, rho, tile) * bw)
+            ratio = f"{m / p:6.2f}" if p else "     -"
+            ps = f"{p:10.4f}" if p else "         -"
+            print(f"{n:5d} {d:4d} {kname:<7} {m:10.4f} {PEER_NAME[name]:<13} {ps} {ratio} "
+                  f"{gf:8.1f} {gf / peak:8.0%} {gf / roof:8.0%}")
+    errs = [f"n={s['n']} d={s['d']} {s['flex_err']:.2g}" for s in shapes
+            if s["flex_err"] is not None]
+    if errs:
+        print("FlexAttention (maskkit's mask_mod) vs SDPA (maskkit's boolean mask), largest "
+              "difference: " + ", ".join(errs))
+
+
+def print_split(args, shapes, peak, bw):
+    print(f"\nwhere maskkit's dense time goes (bench_attn split, medians of {args.reps}, "
+          "the three timed in turn):")
+    print("columns: kernel = the dense kernel in process; products = its two products alone "
+          f"(its micro-kernels) at its block shape\n  ({QUERY_TILE} queries x 512 keys x d, "
+          "fewer keys past d = 64; Q K^T and P V over every block and head), with their "
+          "GFLOP/s\n  and that over the sgemm peak; exps = its "
+          "exponentials alone (n^2 per head); other = kernel - products\n  - exps: memory "
+          "traffic, row statistics, rescaling, threads; intensity = flops per byte moved\n  "
+          f"(Q read and O written once, K and V once per {QUERY_TILE}-query tile); roof = "
+          f"min(peak, intensity x bandwidth), GFLOP/s")
+    print(f"{'n':>5} {'d':>4} {'kernel s':>9} {'products s':>16} {'GFLOP/s':>8} {'of sgemm':>8} "
+          f"{'exps s':>14} {'other s':>15} {'intensity':>9} {'roof':>7}")
+    for s in shapes:
+        n, d = s["n"], s["d"]
+        k, p, e = s["split"]
+        o = k - p - e
+        gf = 4.0 * args.heads * n * n * d / p / 1e9
+        ai = intensity(n, 1.0, QUERY_TILE)
+        print(f"{n:5d} {d:4d} {k:9.4f} {p:9.4f} ({p / k:4.0%}) {gf:8.1f} {gf / peak:8.0%} "
+              f"{e:7.4f} ({e / k:4.0%}) {o:8.4f} ({o / k:4.0%}) {ai:9.1f} "
+              f"{min(peak, ai * bw):7.1f}")
+    if any(s["split"][0] < s["split"][1] + s["split"][2] for s in shapes):
+        print("other < 0: the kernel's own products are faster than these, sgemm's at its "
+              "block shape\n  (bench_products_block in bench/bench_attn.c)")
 
 
 def main():
@@ -164,60 +363,29 @@ def main():
     ap.add_argument("--no-whole", action="store_true", help="skip the maskkit attn process")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    BENCH_ENV.setdefault("OMP_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
     torch = load_torch(args.threads)
-    rates = sgemm_rates(torch, args.threads)
-    print("sgemm at 2048^3: " + ", ".join(f"{k} {v:.1f} GFLOP/s" for k, v in rates.items()))
-    rows = []
-    first_dense = None
+    machine(args.threads, torch)
+    bounds, breps = Bounds(torch), max(args.reps, 5)
+    bounds.read(breps)
+    shapes = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in args.n.split(",")):
             mpath = os.path.join(tmp, "m.npy")
             subprocess.run([MASKKIT, "gen", args.mask, "--n", str(n), "-o", mpath], check=True)
             mask = np.load(mpath)
+            mask_mod = load_mask_mod(n, args.mask, tmp) if torch else None
             for d in (int(x) for x in args.d.split(",")):
-                rng = np.random.default_rng(1)
-                q, k, v = (rng.standard_normal((1, args.heads, n, d)).astype(np.float32)
-                           for _ in range(3))
-                peers = TorchPeers(torch, q, k, v, mask) if torch else None
-                mine, theirs, numpy_t = {}, {}, []
-                for _ in range(args.rounds):
-                    for name, t in maskkit_round(n, d, args.heads, args.reps, args.mask,
-                                                 args.tile).items():
-                        mine.setdefault(name, []).append(t)
-                    if peers:
-                        for name, ts in peers.round(args.reps).items():
-                            theirs.setdefault(name, []).extend(ts)
-                    if n <= 4096:
-                        numpy_t.extend(timed(lambda: numpy_attention(q, k, v),
-                                             max(1, args.reps // 3)))
-                flops = 4.0 * args.heads * n * n * d
-                for name in ("dense", "masked", "block"):
-                    m = statistics.median(mine[name])
-                    p = statistics.median(theirs[name]) if name in theirs else None
-                    rows.append((n, d, name, m, p, flops))
-                if numpy_t:
-                    rows.append((n, d, "numpy", statistics.median(mine["dense"]),
-                                 statistics.median(numpy_t), flops))
-                if first_dense is None:
-                    first_dense = (n, d, statistics.median(mine["dense"]))
-        peer_name = {"dense": "SDPA", "masked": "SDPA+mask", "block": "FlexAttention",
-                     "numpy": "numpy dense"}
-        print(f"\nfloat32, [1, {args.heads}, n, d], {args.threads} threads, mask "
-              f"'{args.mask}' (masked, block), medians of {args.rounds} x {args.reps}")
-        print("GFLOP/s: the dense work 4 heads n^2 d over maskkit's time (block and masked "
-              "do less or more); 'of sgemm': that rate over OpenBLAS's sgemm rate")
-        print(f"{'n':>5} {'d':>4} {'kernel':<7} {'maskkit s':>10} {'peer':<13} {'peer s':>10} "
-              f"{'ratio':>6} {'GFLOP/s':>8} {'of sgemm':>8}")
-        for n, d, name, m, p, flops in rows:
-            kname = "dense" if name == "numpy" else name
-            gf = flops / m / 1e9
-            ratio = f"{m / p:6.2f}" if p else "     -"
-            ps = f"{p:10.4f}" if p else "         -"
-            print(f"{n:5d} {d:4d} {kname:<7} {m:10.4f} {peer_name[name]:<13} {ps} {ratio} "
-                  f"{gf:8.1f} {gf / rates['openblas']:8.0%}")
-        if not args.no_whole and first_dense:
-            whole_process(first_dense[0], first_dense[1], args.heads, args.reps, tmp,
-                          first_dense[2])
+                bounds.read(breps)
+                shapes.append(run_shape(args, torch, n, d, mask, mask_mod, tmp))
+        bounds.say(breps, args.threads)
+        print_times(args, shapes, bounds.peak(), bounds.bandwidth())
+        print_split(args, shapes, bounds.peak(), bounds.bandwidth())
+        if not args.no_whole and shapes:
+            # the issue's acceptance shape where it ran: whole <= 1.10 x kernel
+            s = next((s for s in shapes if (s["n"], s["d"]) == (4096, 64)), shapes[0])
+            whole_process(s["n"], s["d"], args.heads, args.reps, tmp, s["mine"]["dense"],
+                          s["qkv"])
 
 
 if __name__ == "__main__":

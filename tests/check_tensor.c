@@ -1,5 +1,6 @@
 /* Unit tests of tensor files (tensor.c): .npy and HDF5 round trips, malformed
- * and unsupported inputs, non-finite values, size overflow, atomic writes. */
+ * and unsupported inputs, non-finite values, size overflow, atomic writes,
+ * writes of tensors made a part at a time. */
 #include "config.h"
 #include <check.h>
 #include <dirent.h>
@@ -313,6 +314,104 @@ START_TEST(failed_writes_keep_the_old_file)
 }
 END_TEST
 
+/* mk_tensor_write_parts: a producer that makes `step` elements a call (the
+ * formula of make_tensor), failing on call `fail` (0: never) or making no
+ * progress on call `stall`. */
+struct parts {
+	mk_tensor *t;
+	uint64_t step;
+	int calls, fail, stall;
+};
+
+static int parts_produce(void *arg, uint64_t *ready)
+{
+	struct parts *p = arg;
+	uint64_t count = mk_tensor_count(p->t), end = *ready + p->step;
+
+	if (++p->calls == p->fail)
+		return mk_error_set(MK_EINVAL, "the producer failed on call %d", p->calls);
+	if (p->calls == p->stall)
+		return MK_OK;
+	end = end < count ? end : count;
+	for (uint64_t e = *ready; e < end; e++)
+		p->t->data[e] = (float)e * 0.25f - 3.0f;
+	*ready = end;
+	return MK_OK;
+}
+
+/* Writes spec from a producer of step elements a call, reads it back and
+ * compares with make_tensor's tensor; then removes the file. */
+static void parts_round_trip(const char *spec, const char *file, mk_dtype dtype, uint64_t step)
+{
+	mk_tensor want, got, t;
+	struct parts p = {.t = &t, .step = step};
+
+	make_tensor(4, dims4, dtype, &want);
+	ck_assert_int_eq(mk_tensor_new(4, dims4, dtype, 0, "test", &t), MK_OK);
+	ck_assert_msg(mk_tensor_write_parts(&t, spec, "O", dtype, parts_produce, &p) == MK_OK,
+		      "%s", mk_error());
+	ck_assert_int_eq(p.calls, (int)((mk_tensor_count(&t) + step - 1) / step));
+	ck_assert_msg(mk_tensor_read(spec, 0, &got) == MK_OK, "%s", mk_error());
+	ck_assert_int_eq(got.dtype, dtype);
+	ck_assert_mem_eq(got.dims, want.dims, sizeof dims4);
+	ck_assert_mem_eq(got.data, want.data, mk_tensor_count(&want) * sizeof(float));
+	mk_tensor_release(&want);
+	mk_tensor_release(&got);
+	mk_tensor_release(&t);
+	ck_assert_int_eq(dir_entries(false), 1); /* no temporary file left */
+	ck_assert_int_eq(unlink(at(file)), 0);
+}
+
+START_TEST(parts_are_written_as_made)
+{
+	/* 120 elements: one call, parts that divide it, and a short last part */
+	for (uint64_t step = 1; step <= 120; step = step * 3 + 1) {
+		parts_round_trip(at("p.npy"), "p.npy", MK_DTYPE_F32, step);
+		parts_round_trip(at("p.npy"), "p.npy", MK_DTYPE_F64, step);
+	}
+	parts_round_trip(at("p.h5"), "p.h5", MK_DTYPE_F32, 7);
+	parts_round_trip(at("p.h5"), "p.h5", MK_DTYPE_F64, 50);
+}
+END_TEST
+
+/* A failing producer: its own status and message, not the file's; the old
+ * file kept, no temporary file left. */
+START_TEST(parts_failures_write_nothing)
+{
+	const char *specs[] = {"q.npy", "q.h5"};
+	mk_tensor t;
+
+	ck_assert_int_eq(mk_tensor_new(4, dims4, MK_DTYPE_F32, 0, "test", &t), MK_OK);
+	for (int k = 0; k < 2; k++) {
+		struct parts p = {.t = &t, .step = 16, .fail = 3};
+		FILE *f = fopen(at("keep.npy"), "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("old\n", f);
+		fclose(f);
+		ck_assert_int_eq(mk_tensor_write_parts(&t, at(specs[k]), "O", MK_DTYPE_F32,
+						       parts_produce, &p), MK_EINVAL);
+		ck_assert_str_eq(mk_error(), "the producer failed on call 3");
+		ck_assert_ptr_null(mk_error_get()->file);
+		p = (struct parts){.t = &t, .step = 16, .fail = 2};
+		ck_assert_int_eq(mk_tensor_write_parts(&t, at("keep.npy"), "O", MK_DTYPE_F32,
+						       parts_produce, &p), MK_EINVAL);
+		p = (struct parts){.t = &t, .step = 16, .stall = 2};
+		ck_assert_int_eq(mk_tensor_write_parts(&t, at(specs[k]), "O", MK_DTYPE_F32,
+						       parts_produce, &p), MK_EINTERNAL);
+		ck_assert_int_eq(dir_entries(false), 1); /* keep.npy only */
+		f = fopen(at("keep.npy"), "r");
+		ck_assert_int_eq(fgetc(f), 'o');
+		fclose(f);
+	}
+	/* a file's own failure still names it */
+	struct parts p = {.t = &t, .step = 16};
+	ck_assert_int_eq(mk_tensor_write_parts(&t, at("nodir/x.npy"), "O", MK_DTYPE_F32,
+					       parts_produce, &p), MK_EIO);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "nodir/x.npy"));
+	mk_tensor_release(&t);
+}
+END_TEST
+
 START_TEST(names_and_formats)
 {
 	mk_tensor t = {.rank = 3, .dims = {2, 16, 8}};
@@ -346,6 +445,8 @@ static Suite *tensor_suite(void)
 	tcase_add_test(tc, non_finite_values);
 	tcase_add_test(tc, size_overflow);
 	tcase_add_test(tc, failed_writes_keep_the_old_file);
+	tcase_add_test(tc, parts_are_written_as_made);
+	tcase_add_test(tc, parts_failures_write_nothing);
 	tcase_add_test(tc, names_and_formats);
 	suite_add_tcase(s, tc);
 	return s;

@@ -42,6 +42,17 @@ int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out);
  * path that names a group; MK_ESYS (a full disk...) or MK_EIO with the OS's
  * reason when writing fails. */
 int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, mk_dtype dtype);
+/* Makes more of a tensor's data: on return elements [0, *ready) are final
+ * (*ready grows on every call); MK_OK or an error with its message. */
+typedef int (*mk_tensor_produce)(void *arg, uint64_t *ready);
+/* mk_tensor_write of t whose data produce makes a part at a time, called
+ * until all of it is ready: a .npy file takes each part as it comes and
+ * starts it on its way to the disk while the next is made (where the OS
+ * can: Linux), so little is left to wait for at the end; HDF5 is written
+ * once all is made.  The producer's error is returned as it set it, and
+ * nothing is written. */
+int mk_tensor_write_parts(const mk_tensor *t, const char *spec, const char *dataset,
+			  mk_dtype dtype, mk_tensor_produce produce, void *arg);
 /* The length of the file part of a tensor spec: "a/b.h5" of "a/b.h5:/g/x". */
 size_t mk_tensor_file_len(const char *spec);
 /* MK_EINVAL, naming both, when writing the tensor spec `out` (dataset

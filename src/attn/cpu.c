@@ -137,6 +137,54 @@ static int cpu_thread(void)
 #endif
 }
 
+/* One run's inputs and its first error (message per thread, so a failing
+ * slice's is carried back to the caller's). */
+typedef struct cpu_job {
+	mk_attn_kernel kernel;
+	const mk_norm *norm;
+	const mk_attn_shape *s;
+	const float *q, *k, *v;
+	const mk_attn_layout *mask;
+	float *o;
+	mk_attn_stats *st;
+	int ret;
+	char msg[512];
+} cpu_job;
+
+/* Slice bh, with the scalings f (n + kv floats of the calling thread). */
+static void cpu_run_slice(cpu_job *j, int64_t bh, float *f)
+{
+	const mk_attn_shape *s = j->s;
+	int64_t kv = mk_attn_kv(s);
+	size_t slice = (size_t)s->n * (size_t)s->d, at = (size_t)bh * slice;
+	size_t kat = (size_t)bh * (size_t)kv * (size_t)s->d;
+	mk_attn_slice x = {.n = s->n, .kv = kv, .d = s->d,
+			   .scale = (float)(1.0 / sqrt((double)s->d)), .q = j->q + at,
+			   .k = j->k + kat, .v = j->v + kat, .o = j->o + at, .mask = j->mask,
+			   .kernel = j->kernel};
+	int r;
+
+	#pragma omp atomic read
+	r = j->ret;
+	if (r != MK_OK)
+		return;
+	r = cpu_slice(&x, j->norm, f, f + s->n);
+	if (r == MK_OK)
+		r = cpu_check_finite(x.o, slice);
+	if (r == MK_OK)
+		r = cpu_check_scalings(f, s->n);
+	if (r != MK_OK) {
+		#pragma omp critical(mk_cpu_error)
+		if (j->msg[0] == '\0') {
+			snprintf(j->msg, sizeof j->msg, "%s", mk_error());
+			#pragma omp atomic write
+			j->ret = r;
+		}
+	} else if (bh == 0) {
+		j->st->empty_rows = cpu_empty_rows(f, s->n);
+	}
+}
+
 /* Small slices (below MK_CPU_SLICE_WORK) are spread over the threads whole;
  * large ones one at a time, each kernel parallel inside.  The error message
  * is per thread, so a failing slice's is carried back to the caller's. */
@@ -145,12 +193,11 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 		   const mk_attn_layout *mask, float *o, mk_attn_stats *st)
 {
 	int64_t kv = mk_attn_kv(s), per = s->n + kv; /* f and g */
-	size_t slice = (size_t)s->n * (size_t)s->d, kslice = (size_t)kv * (size_t)s->d;
 	int64_t slices = s->batch * s->heads;
 	bool across = slices > 1 && s->n * kv * s->d < MK_CPU_SLICE_WORK;
 	int nthreads = cpu_threads(across), ret = mk_blas_room(across ? nthreads : 1);
 	float *f = ret ? NULL : malloc((size_t)nthreads * (size_t)per * sizeof *f);
-	char msg[512] = "";
+	cpu_job job = {kernel, norm, s, q, k, v, mask, o, st, MK_OK, ""};
 
 	(void)b;
 	if (ret)
@@ -164,40 +211,22 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	int blas_threads = openblas_get_num_threads();
 	openblas_set_num_threads(1);
 #endif
-	#pragma omp parallel for schedule(dynamic) if (across) num_threads(nthreads)
-	for (int64_t bh = 0; bh < slices; bh++) {
-		size_t at = (size_t)bh * slice, kat = (size_t)bh * kslice;
-		float *mine = f + (size_t)cpu_thread() * (size_t)per;
-		mk_attn_slice x = {.n = s->n, .kv = kv, .d = s->d,
-				   .scale = (float)(1.0 / sqrt((double)s->d)), .q = q + at,
-				   .k = k + kat, .v = v + kat, .o = o + at, .mask = mask,
-				   .kernel = kernel};
-		int r;
-		#pragma omp atomic read
-		r = ret;
-		if (r != MK_OK)
-			continue;
-		r = cpu_slice(&x, norm, mine, mine + s->n);
-		if (r == MK_OK)
-			r = cpu_check_finite(x.o, slice);
-		if (r == MK_OK)
-			r = cpu_check_scalings(mine, s->n);
-		if (r != MK_OK) {
-			#pragma omp critical(mk_cpu_error)
-			if (msg[0] == '\0') {
-				snprintf(msg, sizeof msg, "%s", mk_error());
-				#pragma omp atomic write
-				ret = r;
-			}
-		} else if (bh == 0) {
-			st->empty_rows = cpu_empty_rows(mine, s->n);
-		}
+	/* one slice at a time runs outside any parallel region: an inactive
+	 * one (if false) would give each kernel's team new threads */
+	if (across) {
+		#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
+		for (int64_t bh = 0; bh < slices; bh++)
+			cpu_run_slice(&job, bh, f + (size_t)cpu_thread() * (size_t)per);
+	} else {
+		for (int64_t bh = 0; bh < slices; bh++)
+			cpu_run_slice(&job, bh, f);
 	}
+	ret = job.ret;
 #ifdef OPENBLAS_VERSION
 	openblas_set_num_threads(blas_threads);
 #endif
 	free(f);
-	return ret ? mk_error_set(ret, "%s", msg) : MK_OK;
+	return ret ? mk_error_set(ret, "%s", job.msg) : MK_OK;
 }
 
 const mk_attn_backend mk_attn_cpu = {

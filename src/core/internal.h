@@ -39,6 +39,11 @@ int mk_blas_room(int callers);
  * calls it; so does the first BLAS call. */
 int mk_blas_load(void);
 
+/* ---- large buffers (hugealloc.c) ---- */
+/* bytes of memory, zeroed if zero, on transparent huge pages where it is
+ * 2 MiB or more; free() releases it.  NULL when out of memory. */
+void *mk_huge_alloc(size_t bytes, bool zero);
+
 /* ---- cleanup after a signal (cleanup.c) ---- */
 /* Registers a temporary file, an (emptied) temporary folder or a child
  * process for mk_cleanup_run; returns a token for mk_cleanup_pop, or -1
@@ -125,6 +130,10 @@ int mk_input_check(const char *path);
 /* Writes through a temporary file renamed over path on success. */
 int mk_io_atomic(const char *path,
 		 int (*write)(const char *tmp_path, void *arg), void *arg);
+/* The same, its errors not prefixed with path: for a writer whose failure
+ * may be another's (mk_tensor_write_parts: the producer of the data). */
+int mk_io_atomic_raw(const char *path,
+		     int (*write)(const char *tmp_path, void *arg), void *arg);
 
 /* ---- .npy headers (io_npy.c), shared by masks and tensors (tensor.c) ---- */
 #define MK_NPY_MAX_DIMS 4

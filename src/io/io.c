@@ -284,7 +284,7 @@ static int mk_io_follow(const char *path, char **out)
 	return mk_error_set(MK_ENOMEM, "out of memory");
 }
 
-static int mk_io_atomic_raw(const char *path,
+int mk_io_atomic_raw(const char *path,
 			    int (*writer)(const char *tmp_path, void *arg), void *arg)
 {
 	char *resolved = NULL, *tmp = NULL;

@@ -82,7 +82,7 @@ int mk_tensor_new(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_me
 				    MK_TENSOR_MAX_RANK);
 	if ((ret = tensor_size(rank, dims, max_memory, what, &count)))
 		return ret;
-	if (!(out->data = calloc((size_t)count, sizeof(float))))
+	if (!(out->data = mk_huge_alloc((size_t)count * sizeof(float), true)))
 		return mk_error_set(MK_ENOMEM, "out of memory for %s", what);
 	out->rank = rank;
 	memcpy(out->dims, dims, (size_t)rank * sizeof *dims);
@@ -251,7 +251,7 @@ static int tensor_check_rank(const char *name, int rank)
 static int tensor_unfortran(mk_tensor *t)
 {
 	uint64_t count = mk_tensor_count(t), stride[MK_TENSOR_MAX_RANK], s = 1;
-	float *dst = malloc((size_t)count * sizeof *dst);
+	float *dst = mk_huge_alloc((size_t)count * sizeof(float), true);
 
 	if (!dst)
 		return mk_error_set(MK_ENOMEM, "out of memory");

@@ -15,8 +15,10 @@
  * HDF5 is refused rather than replaced, and so is replacing a group; the
  * copy is read back before it replaces FILE.h5 (see tensor_h5_verify).
  */
+#define _GNU_SOURCE /* sync_file_range */
 #include "config.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,33 +33,95 @@
 #define TENSOR_CHUNK 4096            /* elements converted per step */
 #define TENSOR_COPY_BYTES (64 << 10) /* bytes per read when copying a file */
 
+struct tensor_job {
+	const mk_tensor *t;
+	const char *dataset; /* HDF5 only */
+	const char *base;    /* HDF5: the existing file the dataset goes into, or NULL */
+	mk_format format;
+	mk_dtype dtype;
+	mk_tensor_produce produce; /* .npy: the data made as it is written, or NULL */
+	void *arg;
+	bool produce_failed;       /* its error is the producer's, not the file's */
+};
+
 /* ---- .npy ------------------------------------------------------------------- */
 
-static int tensor_write_npy(const mk_tensor *t, const char *tmp, mk_dtype dtype)
+/* Elements x[0 .. count) as dtype; MK_ESYS with errno on failure. */
+static int tensor_npy_put(FILE *f, const float *x, uint64_t count, mk_dtype dtype)
 {
-	bool big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
-	const char *descr = dtype == MK_DTYPE_F64 ? (big ? ">f8" : "<f8") : (big ? ">f4" : "<f4");
-	uint64_t count = mk_tensor_count(t);
 	double buf[TENSOR_CHUNK];
+
+	if (dtype == MK_DTYPE_F32)
+		return fwrite(x, sizeof(float), (size_t)count, f) == count ? MK_OK : MK_ESYS;
+	for (uint64_t e = 0; e < count;) {
+		size_t k = count - e < TENSOR_CHUNK ? (size_t)(count - e) : TENSOR_CHUNK;
+		for (size_t j = 0; j < k; j++)
+			buf[j] = x[e + j];
+		if (fwrite(buf, sizeof *buf, k, f) != k)
+			return MK_ESYS;
+		e += k;
+	}
+	return MK_OK;
+}
+
+/* Hands what the producer made so far to the file and starts its write-back
+ * to the disk, which then proceeds while the next part is made: the fsync
+ * that ends the atomic write waits only for the last part.  Where there is
+ * no file (a pipe) sync_file_range fails and nothing is lost. */
+static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
+{
+	uint64_t count = mk_tensor_count(job->t), ready = *done;
+	size_t bytes = job->dtype == MK_DTYPE_F64 ? sizeof(double) : sizeof(float);
+	int ret;
+
+	while (*done < count) {
+		long at = ftell(f);
+		if ((ret = job->produce(job->arg, &ready))) {
+			job->produce_failed = true;
+			return ret;
+		}
+		if (ready <= *done || ready > count)
+			return mk_error_set(MK_EINTERNAL, "a tensor's producer made no progress "
+					    "(%" PRIu64 " of %" PRIu64 " elements)", ready, count);
+		if (tensor_npy_put(f, job->t->data + *done, ready - *done, job->dtype) ||
+		    fflush(f) != 0)
+			return MK_ESYS;
+#ifdef SYNC_FILE_RANGE_WRITE
+		if (at >= 0)
+			(void)sync_file_range(fileno(f), (off_t)at, (off_t)((ready - *done) * bytes),
+					      SYNC_FILE_RANGE_WRITE);
+#else
+		(void)at;
+		(void)bytes;
+#endif
+		*done = ready;
+	}
+	return MK_OK;
+}
+
+static int tensor_write_npy(struct tensor_job *job, const char *tmp)
+{
+	const mk_tensor *t = job->t;
+	bool big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	mk_dtype dtype = job->dtype;
+	const char *descr = dtype == MK_DTYPE_F64 ? (big ? ">f8" : "<f8") : (big ? ">f4" : "<f4");
 	char head[256];
 	size_t hlen = mk_npy_header(descr, t->rank, t->dims, head, sizeof head);
 	FILE *f = fopen(tmp, "wb");
+	uint64_t done = 0;
 	int ret = MK_OK, err = 0;
 
 	if (!f)
 		return mk_error_errno(errno, "cannot open for writing");
 	if (hlen == 0 || fwrite(head, 1, hlen, f) != hlen)
 		ret = MK_ESYS;
-	if (dtype == MK_DTYPE_F32 && ret == MK_OK &&
-	    fwrite(t->data, sizeof(float), (size_t)count, f) != count)
-		ret = MK_ESYS;
-	for (uint64_t e = 0; dtype == MK_DTYPE_F64 && ret == MK_OK && e < count;) {
-		size_t k = count - e < TENSOR_CHUNK ? (size_t)(count - e) : TENSOR_CHUNK;
-		for (size_t j = 0; j < k; j++)
-			buf[j] = t->data[e + j];
-		if (fwrite(buf, sizeof *buf, k, f) != k)
-			ret = MK_ESYS;
-		e += k;
+	if (ret == MK_OK && job->produce)
+		ret = tensor_npy_parts(job, f, &done);
+	else if (ret == MK_OK)
+		ret = tensor_npy_put(f, t->data, mk_tensor_count(t), dtype);
+	if (job->produce_failed || (ret && ret != MK_ESYS)) { /* its own message */
+		fclose(f);
+		return ret;
 	}
 	if (ret)
 		err = errno;
@@ -202,13 +266,6 @@ static int tensor_h5_verify(const char *tmp, const mk_tensor *t, const char *nam
 					 "HDF5 cannot read it back (left as it was)", name);
 }
 
-struct tensor_job {
-	const mk_tensor *t;
-	const char *dataset; /* HDF5 only */
-	const char *base;    /* HDF5: the existing file the dataset goes into, or NULL */
-	mk_format format;
-	mk_dtype dtype;
-};
 
 /* Large tensors (attn-derive's indicators: 15 MB of 0/1 floats for 200
  * sentences) are stored chunked, shuffled and deflated, chunks of at most
@@ -286,10 +343,10 @@ static int tensor_write_h5(const struct tensor_job *job, const char *tmp)
 
 static int tensor_write_tmp(const char *tmp, void *arg)
 {
-	const struct tensor_job *job = arg;
+	struct tensor_job *job = arg;
 	if (job->format == MK_FMT_H5)
 		return tensor_write_h5(job, tmp);
-	return tensor_write_npy(job->t, tmp, job->dtype);
+	return tensor_write_npy(job, tmp);
 }
 
 /* The little-endian address of `size` bytes at p; UINT64_MAX when all its
@@ -377,22 +434,46 @@ static int tensor_h5_base(const char *path, const char **base)
 	return tensor_h5_check_superblock(path);
 }
 
+static int tensor_write_job(struct tensor_job *job, const char *spec, const char *dataset)
+{
+	const char *given;
+	char *file = NULL;
+	int ret = mk_tensor_spec(spec, &file, &given, &job->format);
+	uint64_t ready = 0, count = mk_tensor_count(job->t);
+
+	job->dataset = given ? given : dataset;
+	if (ret == MK_OK && job->format == MK_FMT_H5 && (!job->dataset || !*job->dataset))
+		ret = mk_error_set(MK_EINVAL, "'%s': no dataset name to write", spec);
+	if (ret == MK_OK && job->format == MK_FMT_H5)
+		ret = tensor_h5_base(file, &job->base);
+	/* HDF5 is written whole: the producer finishes first */
+	while (ret == MK_OK && job->produce && job->format == MK_FMT_H5 && ready < count) {
+		uint64_t before = ready;
+		if ((ret = job->produce(job->arg, &ready)))
+			job->produce_failed = true;
+		else if (ready <= before)
+			ret = mk_error_set(MK_EINTERNAL, "a tensor's producer made no progress");
+	}
+	if (ret == MK_OK) { /* which names file in its messages, unless the producer failed */
+		ret = mk_io_atomic_raw(file, tensor_write_tmp, job);
+		if (!job->produce_failed)
+			ret = mk_io_name_error(ret, file);
+	}
+	free(file);
+	return ret;
+}
+
 int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, mk_dtype dtype)
 {
 	struct tensor_job job = {.t = t, .dtype = dtype};
-	const char *given;
-	char *file = NULL;
-	int ret = mk_tensor_spec(spec, &file, &given, &job.format);
+	return tensor_write_job(&job, spec, dataset);
+}
 
-	job.dataset = given ? given : dataset;
-	if (ret == MK_OK && job.format == MK_FMT_H5 && (!job.dataset || !*job.dataset))
-		ret = mk_error_set(MK_EINVAL, "'%s': no dataset name to write", spec);
-	if (ret == MK_OK && job.format == MK_FMT_H5)
-		ret = tensor_h5_base(file, &job.base);
-	if (ret == MK_OK) /* which names file in its messages */
-		ret = mk_io_atomic(file, tensor_write_tmp, &job);
-	free(file);
-	return ret;
+int mk_tensor_write_parts(const mk_tensor *t, const char *spec, const char *dataset,
+			  mk_dtype dtype, mk_tensor_produce produce, void *arg)
+{
+	struct tensor_job job = {.t = t, .dtype = dtype, .produce = produce, .arg = arg};
+	return tensor_write_job(&job, spec, dataset);
 }
 
 /* ---- outputs that are inputs -------------------------------------------------- */

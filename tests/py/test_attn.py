@@ -4,7 +4,7 @@ double precision: softmax, dnas (columns normalised over i first, then rows),
 hnas:u and sinkhorn:K, each restricted to the mask, for every kernel, .npy
 and HDF5 files, shapes [n, d], [h, n, d] and [b, h, n, d], float32 and
 float64, masks with empty rows (zero output rows), to 1e-5; --weights-out
-(pi) too."""
+(pi) too; outputs large enough to be written while they are computed."""
 import json
 import os
 import subprocess
@@ -185,10 +185,24 @@ def check_datasets_and_layouts(tmp):
     close(o, pi @ v, "datasets, Fortran order")
 
 
+def check_large_output(tmp):
+    """O of 4 MiB or more is written a run of slices at a time while the next
+    is computed (attn_files.c): 9 slices of 512 KiB go in runs of two, the
+    last alone; float64 output, HDF5 (written at the end) and a mask too."""
+    shape = (3, 3, 1024, 128)
+    MASKS["local64"] = ("local64", np.abs(np.arange(1024)[:, None] -
+                                          np.arange(1024)[None, :]) <= 64)
+    MASKS["full"] = (None, np.ones((1024, 1024), bool))
+    check_case(tmp, shape, np.float32, ".npy", "dense", "softmax", "full", False)
+    check_case(tmp, shape, np.float64, ".npy", "block", "dnas", "local64", False)
+    check_case(tmp, shape, np.float32, ".h5", "masked", "softmax", "local64", False)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_all(tmp)
         check_datasets_and_layouts(tmp)
+        check_large_output(tmp)
     return checks.summary("attn cross-check")
 
 

@@ -1,0 +1,49 @@
+/* The CPU tiled kernels' products (cpu_ukernel.c); private to src/attn.
+ *
+ * cblas_sgemm packs both operands on every call, and cannot keep K (or V)
+ * packed across the query tiles that reuse it: on the attention's skinny
+ * products (256 x 512 x 64) that repacking and the lower rate cost the
+ * kernels a fifth of their time.  These register-blocked micro-kernels read
+ * the key side from panels packed once per pass, and V in place. */
+#ifndef MK_CPU_UKERNEL_H
+#define MK_CPU_UKERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A vector level's kernels: qk: s[r][c] = a_r . b_c for rows r < rows (at
+ * most mr) of a (row stride d) against cols columns packed (and scaled) by
+ * mk_uk_pack; pv: o[r] += sum_j p[r][j] v[j] for rows r < rows (at most mr),
+ * p of row stride ldp, v the cols rows packed by mk_uk_pack_v, o rows x d.
+ * zero is a zeroed row of at least max(cols, d) floats, sink a row of d. */
+typedef struct mk_uk {
+	const char *name;
+	int mr, nr; /* rows per register block, columns per packed panel */
+	void (*qk)(const float *a, int64_t rows, const float *packed, int64_t cols, int64_t d,
+		   const float *zero, float *s, int64_t lds);
+	void (*pv)(const float *p, int64_t ldp, int64_t rows, const float *v, int64_t cols,
+		   int64_t d, const float *zero, float *sink, float *o);
+} mk_uk;
+
+/* The kernels the tiled kernels use: the widest level this CPU runs, or the
+ * one MASKKIT_CPU_KERNEL names (avx512, avx2, portable; blas: NULL, the
+ * sgemm path), or the one mk_uk_force chose.  NULL: use cblas_sgemm. */
+const mk_uk *mk_uk_get(void);
+/* Forces a level by name (NULL: back to the default); fails for an unknown
+ * name or one this CPU cannot run.  For tests and benchmarks. */
+int mk_uk_force(const char *name);
+/* Whether this CPU runs the level (a name as above). */
+bool mk_uk_supported(const char *name);
+
+/* Floats one block of cols rows of d takes once packed (either way). */
+int64_t mk_uk_packed_size(const mk_uk *uk, int64_t cols, int64_t d);
+/* Packs rows b[0 .. cols) (row stride d), times scale, into panels of nr
+ * columns: dst[panel][p][c] = scale b[panel nr + c][p], zero past cols.
+ * The scale goes in here once rather than on every score. */
+void mk_uk_pack(const mk_uk *uk, const float *b, int64_t cols, int64_t d, float scale,
+		float *dst);
+/* Packs rows v[0 .. cols) (row stride d) into column chunks of nr:
+ * dst[chunk][j][c] = v[j][chunk nr + c], zero past d. */
+void mk_uk_pack_v(const mk_uk *uk, const float *v, int64_t cols, int64_t d, float *dst);
+
+#endif
