@@ -346,8 +346,9 @@ def print_split(args, shapes, peak, bw):
               f"{e:7.4f} ({e / k:4.0%}) {o:8.4f} ({o / k:4.0%}) {ai:9.1f} "
               f"{min(peak, ai * bw):7.1f}")
     if any(s["split"][0] < s["split"][1] + s["split"][2] for s in shapes):
-        print("other < 0: the kernel's own products are faster than these, sgemm's at its "
-              "block shape\n  (bench_products_block in bench/bench_attn.c)")
+        print("other < 0: the kernel ran faster than its products timed alone "
+              "(bench_products_block\n  in bench/bench_attn.c): the readings' noise, "
+              "or the kernel's cache reuse across its strips")
 
 
 def main():
