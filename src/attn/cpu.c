@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cblas.h>
 #include "attn_internal.h"
+#include "cpu_ukernel.h"
 #include "internal.h"
 
 #define MK_CPU_MAX_HEAD_DIM 1024
@@ -195,7 +196,10 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	int64_t kv = mk_attn_kv(s), per = s->n + kv; /* f and g */
 	int64_t slices = s->batch * s->heads;
 	bool across = slices > 1 && s->n * kv * s->d < MK_CPU_SLICE_WORK;
-	int nthreads = cpu_threads(across), ret = mk_blas_room(across ? nthreads : 1);
+	/* only the sgemm path calls BLAS: the micro-kernels need OpenBLAS
+	 * neither loaded (it is loaded on first use) nor its threads lowered */
+	bool blas = !mk_uk_get();
+	int nthreads = cpu_threads(across), ret = blas ? mk_blas_room(across ? nthreads : 1) : MK_OK;
 	float *f = ret ? NULL : malloc((size_t)nthreads * (size_t)per * sizeof *f);
 	cpu_job job = {kernel, norm, s, q, k, v, mask, o, st, MK_OK, ""};
 
@@ -208,8 +212,9 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	/* the kernels call BLAS from OpenMP threads: BLAS threads of its own
 	 * would oversubscribe the cores.  Set once for the run, since OpenBLAS
 	 * ends and starts a worker each time the count goes down and up. */
-	int blas_threads = openblas_get_num_threads();
-	openblas_set_num_threads(1);
+	int blas_threads = blas ? openblas_get_num_threads() : 1;
+	if (blas)
+		openblas_set_num_threads(1);
 #endif
 	/* one slice at a time runs outside any parallel region: an inactive
 	 * one (if false) would give each kernel's team new threads */
@@ -223,7 +228,8 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	}
 	ret = job.ret;
 #ifdef OPENBLAS_VERSION
-	openblas_set_num_threads(blas_threads);
+	if (blas)
+		openblas_set_num_threads(blas_threads);
 #endif
 	free(f);
 	return ret ? mk_error_set(ret, "%s", job.msg) : MK_OK;

@@ -139,8 +139,9 @@ static int tiles_run(tiles_pass *p)
 	tiles_work wk;
 	int ret = tiles_work_new(p, &wk), fail = 0;
 #ifdef OPENBLAS_VERSION
-	/* inside the backend's parallel loop over slices the caller has set it */
-	bool own_blas = !mk_attn_in_parallel();
+	/* inside the backend's parallel loop over slices the caller has set it;
+	 * the micro-kernels call no BLAS */
+	bool own_blas = !p->uk && !mk_attn_in_parallel();
 	int blas_threads = own_blas ? openblas_get_num_threads() : 1;
 #endif
 
@@ -163,7 +164,8 @@ static int tiles_run(tiles_pass *p)
 	/* OpenBLAS threads of its own under each of ours oversubscribe the
 	 * cores (twice as slow, measured); its count is process-wide, so it is
 	 * lowered for the pass and put back after. */
-	openblas_set_num_threads(1);
+	if (!p->uk)
+		openblas_set_num_threads(1);
 #endif
 	/* small slices: waking the other threads costs more than the work (and
 	 * on a loaded machine a sleeping thread costs a scheduler tick) */

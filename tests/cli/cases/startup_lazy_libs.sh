@@ -3,7 +3,8 @@
 # and the CUDA runtime brings no libstdc++: --version loads none of them
 # (the loader says which files it opens under LD_DEBUG=files); commands
 # that read no HDF5 file do not load HDF5, one that does loads it (the
-# serial one: no MPI) and works, attention loads OpenBLAS; and an HDF5
+# serial one: no MPI) and works, attention loads OpenBLAS only on its
+# sgemm path (MASKKIT_CPU_KERNEL=blas), not with its micro-kernels; and an HDF5
 # that cannot be loaded is one line naming it, exit 1, nothing written.
 # (tests/mpi/run.sh runs the ranks.)
 # loads WHAT CMD...: "WHAT: yes" when CMD loaded libWHAT (ran its
@@ -38,6 +39,7 @@ echo "attn"
 . "$(dirname "$0")/../npy.sh"
 qkv 8 16
 loads openblas "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
+MASKKIT_CPU_KERNEL=blas loads openblas "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
 loads hdf5 "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
 echo "libcuda tried: $(LD_DEBUG=files "$MASKKIT" attn q.npy k.npy v.npy -o o.npy --backend cpu 2>&1 >/dev/null |
 	grep -c 'file=libcuda')"
