@@ -270,6 +270,32 @@ START_TEST(non_finite_values)
 }
 END_TEST
 
+/* Past 4 MiB a float32 .npy is read in pieces by every thread, each checked
+ * for NaN and Inf as it comes: the values, the first bad element's index
+ * (in a later piece) and a file shorter than its header says. */
+START_TEST(large_npy_read_in_pieces)
+{
+	const int64_t dims[3] = {3, 1000, 1001}; /* 12 MB: three pieces, the last short */
+	mk_tensor a, b;
+
+	make_tensor(3, dims, MK_DTYPE_F32, &a);
+	ck_assert_msg(mk_tensor_write(&a, at("big.npy"), "O", MK_DTYPE_F32) == MK_OK, "%s",
+		      mk_error());
+	ck_assert_msg(mk_tensor_read(at("big.npy"), 0, &b) == MK_OK, "%s", mk_error());
+	ck_assert_mem_eq(a.data, b.data, mk_tensor_count(&a) * sizeof(float));
+	mk_tensor_release(&b);
+	a.data[2 * 1000 * 1001 + 5 * 1001 + 7] = NAN; /* in the second piece */
+	a.data[2 * 1000 * 1001 + 9 * 1001] = INFINITY;
+	ck_assert_int_eq(mk_tensor_write(&a, at("big.npy"), "O", MK_DTYPE_F32), MK_OK);
+	expect_read_error(at("big.npy"), MK_EFORMAT, "element [2, 5, 7] is NaN");
+	/* cut short: the header promises 12 MB */
+	ck_assert_int_eq(truncate(at("big.npy"), 6 << 20), 0);
+	expect_read_error(at("big.npy"), MK_EFORMAT, "big.npy");
+	mk_tensor_release(&a);
+	ck_assert_int_eq(unlink(at("big.npy")), 0);
+}
+END_TEST
+
 START_TEST(size_overflow)
 {
 	const float x[4] = {0};
@@ -443,6 +469,7 @@ static Suite *tensor_suite(void)
 	tcase_add_test(tc, unsupported_dtypes);
 	tcase_add_test(tc, wrong_ranks);
 	tcase_add_test(tc, non_finite_values);
+	tcase_add_test(tc, large_npy_read_in_pieces);
 	tcase_add_test(tc, size_overflow);
 	tcase_add_test(tc, failed_writes_keep_the_old_file);
 	tcase_add_test(tc, parts_are_written_as_made);

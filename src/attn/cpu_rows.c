@@ -9,6 +9,8 @@
 #include <string.h>
 #include "cpu_rows.h"
 
+#define MK_TILES_BOUNDS_PARALLEL ((int64_t)1 << 16) /* n d */
+
 static volatile float tiles_exp_floor = -100.0f;
 
 /* exp for x <= 0, written without calls or branches so that the loops
@@ -24,12 +26,20 @@ static volatile float tiles_exp_floor = -100.0f;
  * a loop with branches stays scalar. */
 static inline float tiles_exp(float x, float lo)
 {
-	union { float f; int32_t i; } p2;
+	union { float f; uint32_t u; } r, p2;
 	float xc = x < lo ? lo : x;
 	float t = xc * 1.44269504088896341f;
-	float nf = (t + 12582912.0f) - 12582912.0f; /* round to nearest */
-	float f = t - nf, y;
-	int32_t e = (int32_t)nf + 127;
+	float nf, f, y;
+	uint32_t e;
+
+	/* t + 1.5 * 2^23 rounds t to an integer n held in the low mantissa
+	 * bits: the exponent 2^n is made from those bits by an add and a
+	 * shift (a float-to-int conversion and a multiply cost 12 % more of
+	 * the loop, measured) */
+	r.f = t + 12582912.0f;
+	nf = r.f - 12582912.0f;
+	f = t - nf;
+	e = r.u - 0x4b400000u + 127u; /* n + 127, the exponent's bits */
 
 	y = 1.326302532e-3f;
 	y = y * f + 9.671429172e-3f;
@@ -37,7 +47,7 @@ static inline float tiles_exp(float x, float lo)
 	y = y * f + 2.402224392e-1f;
 	y = y * f + 6.931470037e-1f;
 	y = y * f + 1.0f; /* exp(0) = 1 exactly: equal scores give exact shares */
-	p2.i = (e > 1 ? e : 0) * (1 << 23); /* 2^n, or 0 below 2^-125 */
+	p2.u = nf > -126.0f ? e << 23 : 0u; /* 2^n, or 0 below 2^-125 */
 	return y * p2.f;
 }
 
@@ -106,17 +116,36 @@ static void tiles_mask32(uint32_t *restrict cell, uint32_t bits)
 	}
 }
 
-/* The squared norm of a row of d. */
+/* The largest squared norm of rows rows of d. */
 TILES_CLONES
-float mk_tiles_norm2(const float *x, int64_t d)
+float mk_tiles_max_norm2(const float *x, int64_t rows, int64_t d)
 {
-	float a = 0.0f;
+	float top = 0.0f;
 
+	for (int64_t i = 0; i < rows; i++) {
+		float a = 0.0f;
 #pragma omp simd reduction(+:a)
-	for (int64_t c = 0; c < d; c++)
-		a += x[c] * x[c];
-	return a;
+		for (int64_t c = 0; c < d; c++)
+			a += x[i * d + c] * x[i * d + c];
+		top = fmaxf(top, a);
+	}
+	return top;
 }
+
+/* out[i] = the squared norm of row i. */
+TILES_CLONES
+void mk_tiles_norms2(const float *x, int64_t rows, int64_t d, float *out)
+{
+	for (int64_t i = 0; i < rows; i++) {
+		float a = 0.0f;
+#pragma omp simd reduction(+:a)
+		for (int64_t c = 0; c < d; c++)
+			a += x[i * d + c] * x[i * d + c];
+		out[i] = a;
+	}
+}
+
+#define TILES_NORM_CHUNK 256 /* rows per call: a call per row cost 2 % (measured) */
 
 /* bound[i] = |q_i| max_j |k_j| scale >= every score of row i (Cauchy-Schwarz).
  * sgemm's rounding may leave a score above it by up to about d float32 ulps
@@ -126,21 +155,30 @@ float *mk_tiles_bounds(const mk_attn_slice *x, bool *ok)
 {
 	float *bound = malloc((size_t)x->n * sizeof *bound), top = 0.0f;
 	float kmax = 0.0f;
+	int64_t d = x->d, C = TILES_NORM_CHUNK;
+	/* on the other threads too when a slice runs alone: one thread
+	 * computing them left the other waiting (measured) */
+	bool par = x->n * d >= MK_TILES_BOUNDS_PARALLEL && !mk_attn_in_parallel();
 
 	*ok = false;
 	if (!bound)
 		return NULL;
-	for (int64_t j = 0; j < x->kv; j++)
-		kmax = fmaxf(kmax, mk_tiles_norm2(x->k + j * x->d, x->d));
+#pragma omp parallel for reduction(max : kmax) if (par)
+	for (int64_t j = 0; j < x->kv; j += C)
+		kmax = fmaxf(kmax, mk_tiles_max_norm2(x->k + j * d, x->kv - j < C ? x->kv - j : C, d));
 	kmax = sqrtf(kmax) * x->scale;
-	for (int64_t i = 0; i < x->n; i++) {
-		bound[i] = sqrtf(mk_tiles_norm2(x->q + i * x->d, x->d)) * kmax;
-		top = fmaxf(top, bound[i]);
+#pragma omp parallel for reduction(max : top) if (par)
+	for (int64_t i = 0; i < x->n; i += C) {
+		int64_t rows = x->n - i < C ? x->n - i : C;
+		mk_tiles_norms2(x->q + i * d, rows, d, bound + i);
+		for (int64_t r = i; r < i + rows; r++) {
+			bound[r] = sqrtf(bound[r]) * kmax;
+			top = fmaxf(top, bound[r]);
+		}
 	}
 	*ok = (double)top * (double)x->d * FLT_EPSILON < 1.0;
 	return bound;
 }
-
 
 void mk_tiles_mask_row(float *row, const uint64_t *w, size_t stride, int64_t j0, int64_t cols)
 {

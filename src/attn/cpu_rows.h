@@ -5,18 +5,8 @@
 #include <stdint.h>
 #include "attn_internal.h"
 
-/* Vector clones of the hot loops: the build targets baseline x86-64, whose
- * SSE2 would make the exponentials cost more than the two sgemms.  The
- * x86-64-v3 and v4 levels bring FMA, and fp-contract lets the polynomial use
- * it (ISO C mode leaves contraction off): the exponential takes a third
- * fewer instructions. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)
-#define TILES_CLONES                                                                        \
-	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),       \
-		       optimize("fp-contract=fast")))
-#else
-#define TILES_CLONES
-#endif
+/* The hot loops are built for several vector levels (attn_internal.h). */
+#define TILES_CLONES MK_ATTN_CLONES
 
 /* Adds the negated bias nb to one score row and returns its max. */
 float mk_tiles_row_max(float *row, const float *nb, int64_t cols);
@@ -29,8 +19,10 @@ float mk_tiles_row_update(float *row, const float *nb, int64_t cols, float *m, d
 /* Cells j0 .. j0+cols-1 of a score row whose bit in w (a bit row of stride
  * words) is clear become -inf, 32 at a time. */
 void mk_tiles_mask_row(float *row, const uint64_t *w, size_t stride, int64_t j0, int64_t cols);
-/* The squared norm of a row of d. */
-float mk_tiles_norm2(const float *x, int64_t d);
+/* The largest squared norm of rows rows of d. */
+float mk_tiles_max_norm2(const float *x, int64_t rows, int64_t d);
+/* out[i] = the squared norm of row i of rows rows of d. */
+void mk_tiles_norms2(const float *x, int64_t rows, int64_t d, float *out);
 /* Each query's upper bound of its scores (malloc'ed; NULL when out of
  * memory); *ok says whether float32 rounding leaves them usable. */
 float *mk_tiles_bounds(const mk_attn_slice *x, bool *ok);

@@ -202,7 +202,7 @@ static int attn_check(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_
 }
 
 /* The largest squared norm of n rows of d; NaN propagates. */
-static double attn_max_norm2(int64_t n, int64_t d, const float *x)
+MK_ATTN_CLONES static double attn_max_norm2(int64_t n, int64_t d, const float *x)
 {
 	double top = 0;
 

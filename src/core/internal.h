@@ -43,6 +43,12 @@ int mk_blas_load(void);
 /* bytes of memory, zeroed if zero, on transparent huge pages where it is
  * 2 MiB or more; free() releases it.  NULL when out of memory. */
 void *mk_huge_alloc(size_t bytes, bool zero);
+/* A buffer of at least bytes (not zeroed; *got its size), the one last
+ * given back when it is large enough, and back with mk_huge_give (kept
+ * while it is the largest given back, else freed): for scratch that every
+ * call of a kernel fills anew.  Safe from several threads. */
+void *mk_huge_take(size_t bytes, size_t *got);
+void mk_huge_give(void *p, size_t bytes);
 
 /* ---- cleanup after a signal (cleanup.c) ---- */
 /* Registers a temporary file, an (emptied) temporary folder or a child

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "tensor.h"
 #include "h5util.h"
 #include "internal.h"
@@ -280,7 +282,50 @@ static int tensor_unfortran(mk_tensor *t)
 	return MK_OK;
 }
 
-static int tensor_npy_data(FILE *f, const char *path, bool swap, mk_tensor *t)
+/* float32 in the host's order from a regular file, pieces of this many
+ * bytes read with pread by every thread, each checked for NaN and Inf while
+ * it is in cache.  One thread copying from the page cache (and faulting the
+ * pages in) took 10 ms of `maskkit attn`'s 24 MiB at n = 4096 (measured). */
+#define TENSOR_PIECE ((size_t)4 << 20)
+
+static int tensor_npy_pread(FILE *f, const char *path, mk_tensor *t, bool *bad)
+{
+	size_t bytes = (size_t)mk_tensor_count(t) * sizeof(float);
+	int64_t pieces = (int64_t)((bytes + TENSOR_PIECE - 1) / TENSOR_PIECE);
+	off_t at = ftello(f);
+	int fd = fileno(f), err = 0, shrank = 0, hit = 0;
+
+	if (at < 0)
+		return mk_error_set(MK_ESYS, "'%s': read failed: %s", path, strerror(errno));
+#pragma omp parallel for schedule(dynamic) reduction(| : hit, shrank) if (pieces > 1)
+	for (int64_t k = 0; k < pieces; k++) {
+		size_t from = (size_t)k * TENSOR_PIECE, len = bytes - from;
+		char *dst = (char *)t->data + from;
+		len = len < TENSOR_PIECE ? len : TENSOR_PIECE;
+		for (size_t done = 0; done < len;) {
+			ssize_t r = pread(fd, dst + done, len - done, at + (off_t)(from + done));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				if (r < 0) {
+#pragma omp atomic write
+					err = errno;
+				}
+				shrank = 1;
+				break;
+			}
+			done += (size_t)r;
+		}
+		hit |= tensor_any_nonfinite((const float *)dst, len / sizeof(float));
+	}
+	if (shrank)
+		return mk_error_set(MK_ESYS, "'%s': read failed: %s", path,
+				    err ? strerror(err) : "file shrank while reading");
+	*bad = hit != 0;
+	return MK_OK;
+}
+
+static int tensor_npy_data(FILE *f, const char *path, bool swap, mk_tensor *t, bool *checked)
 {
 	size_t size = t->dtype == MK_DTYPE_F64 ? 8 : 4;
 	uint64_t count = mk_tensor_count(t);
@@ -290,6 +335,17 @@ static int tensor_npy_data(FILE *f, const char *path, bool swap, mk_tensor *t)
 	/* float32 goes straight to the tensor, a mebi-element per read (stdio
 	 * would otherwise split it into reads of its buffer's size) */
 	size_t chunk = t->dtype == MK_DTYPE_F64 ? TENSOR_CHUNK : (size_t)1 << 20;
+	struct stat st;
+
+	*checked = false;
+	if (t->dtype == MK_DTYPE_F32 && !swap && count * sizeof(float) > TENSOR_PIECE &&
+	    fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+		bool bad = false;
+		if ((ret = tensor_npy_pread(f, path, t, &bad)))
+			return ret;
+		*checked = !bad; /* else tensor_check_finite finds which */
+		return MK_OK;
+	}
 
 	for (uint64_t e = 0; e < count && ret == MK_OK;) {
 		size_t k = count - e < chunk ? (size_t)(count - e) : chunk;
@@ -310,7 +366,7 @@ static int tensor_read_npy(const char *path, uint64_t max_memory, mk_tensor *out
 {
 	mk_npy h;
 	mk_dtype dtype = MK_DTYPE_F32;
-	bool swap = false;
+	bool swap = false, checked = false;
 	uint64_t count = 0;
 	char what[128];
 	FILE *f;
@@ -335,12 +391,12 @@ static int tensor_read_npy(const char *path, uint64_t max_memory, mk_tensor *out
 		for (int k = 0; k < h.ndim; k++)
 			out->dims[k] = h.shape[h.ndim - 1 - k];
 	if (ret == MK_OK)
-		ret = tensor_npy_data(f, path, swap, out);
+		ret = tensor_npy_data(f, path, swap, out, &checked);
 	if (ret == MK_OK && h.fortran) {
 		memcpy(out->dims, h.shape, (size_t)h.ndim * sizeof *h.shape);
 		ret = tensor_unfortran(out);
 	}
-	if (ret == MK_OK && dtype == MK_DTYPE_F32)
+	if (ret == MK_OK && dtype == MK_DTYPE_F32 && !checked)
 		ret = tensor_check_finite(out, path);
 	if (ret)
 		mk_tensor_release(out);
