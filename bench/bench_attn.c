@@ -434,7 +434,7 @@ out:
 
 static int bench_usage(void)
 {
-	fprintf(stderr, "usage: bench_attn [-i QKV] N D BH TILE REPS NORM EXPR [KERNEL...]\n"
+	fprintf(stderr, "usage: bench_attn [-i QKV] [-t fp32|bf16] N D BH TILE REPS NORM EXPR [KERNEL...]\n"
 			"       bench_attn [-i QKV] split N D BH REPS\n"
 			"       bench_attn sgemm N REPS\n"
 			"       bench_attn bandwidth MIB REPS\n");
@@ -468,6 +468,17 @@ int main(int argc, char **argv)
 		return bench_bandwidth(bench_arg(argv[2]), (int)bench_arg(argv[3]));
 	if (argc > 2 && !strcmp(argv[1], "-i")) {
 		inputs = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc > 2 && !strcmp(argv[1], "-t")) { /* the compute type: fp32, bf16 */
+		mk_compute dt = !strcmp(argv[2], "bf16")   ? MK_COMPUTE_BF16
+				: !strcmp(argv[2], "fp32") ? MK_COMPUTE_FP32
+							   : MK_COMPUTE_COUNT;
+		if (mk_attn_configure(b, 0, dt)) {
+			fprintf(stderr, "bench_attn: %s\n", mk_error());
+			return 2;
+		}
 		argv += 2;
 		argc -= 2;
 	}

@@ -482,7 +482,7 @@ START_TEST(backend_lookup)
 	ck_assert_str_eq(mk_attn_backend_name(b), "cpu");
 	ck_assert_uint_eq(mk_attn_backend_kernels(b), b->kernels);
 	ck_assert_int_eq(mk_attn_backend_max_head_dim(b), b->max_head_dim);
-	ck_assert_uint_eq(mk_attn_backend_dtypes(b), 1u << MK_COMPUTE_FP32);
+	ck_assert_uint_eq(mk_attn_backend_dtypes(b), (1u << MK_COMPUTE_FP32) | (1u << MK_COMPUTE_BF16));
 	clear_error();
 	ck_assert_ptr_null(mk_attn_backend_get("nope"));
 	ck_assert_str_ne(mk_error(), "");

@@ -71,6 +71,7 @@ typedef struct mk_attn_slice {
 	float *o;
 	const mk_attn_layout *mask; /* NULL: dense */
 	mk_attn_kernel kernel;
+	bool bf16; /* the tiled kernels round Q, K, V and P to bf16 (sums stay float32) */
 } mk_attn_slice;
 
 /* g_j = LSE_i (s_ij - f_i) over the entries the kernel visits (-inf for an

@@ -140,6 +140,11 @@ static int cpu_check_finite(const float *o, size_t count)
 	return bad ? cpu_overflow() : MK_OK;
 }
 
+/* The compute type of later runs (mk_attn_configure), process-wide as the
+ * backend is: bf16 rounds Q, K, V and the weights to bfloat16 in the tiled
+ * kernels (dense, masked, block; csr stays float32) and sums in float32. */
+static mk_compute cpu_dtype = MK_COMPUTE_FP32;
+
 static int cpu_threads(bool across)
 {
 #ifdef _OPENMP
@@ -183,7 +188,7 @@ static void cpu_run_slice(cpu_job *j, int64_t bh, float *f)
 	mk_attn_slice x = {.n = s->n, .kv = kv, .d = s->d,
 			   .scale = (float)(1.0 / sqrt((double)s->d)), .q = j->q + at,
 			   .k = j->k + kat, .v = j->v + kat, .o = j->o + at, .mask = j->mask,
-			   .kernel = j->kernel};
+			   .kernel = j->kernel, .bf16 = cpu_dtype == MK_COMPUTE_BF16};
 	int r;
 
 	#pragma omp atomic read
@@ -219,7 +224,7 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	bool across = slices > 1 && s->n * kv * s->d < MK_CPU_SLICE_WORK;
 	/* only the sgemm path calls BLAS: the micro-kernels need OpenBLAS
 	 * neither loaded (it is loaded on first use) nor its threads lowered */
-	bool blas = !mk_uk_get();
+	bool blas = cpu_dtype != MK_COMPUTE_BF16 && !mk_uk_get();
 	int nthreads = cpu_threads(across), ret = blas ? mk_blas_room(across ? nthreads : 1) : MK_OK;
 	float *f = ret ? NULL : malloc((size_t)nthreads * (size_t)per * sizeof *f);
 	cpu_job job = {kernel, norm, s, q, k, v, mask, o, st, MK_OK, ""};
@@ -256,11 +261,24 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	return ret ? mk_error_set(ret, "%s", job.msg) : MK_OK;
 }
 
+static int cpu_configure(const mk_attn_backend *b, int device, mk_compute dtype)
+{
+	if (device != 0)
+		return mk_error_set(MK_EINVAL, "backend '%s' has no device %d (it runs on the host)",
+				    b->name, device);
+	if (dtype == MK_COMPUTE_BF16 && !mk_uk_bf16())
+		return mk_error_set(MK_EINVAL, "the cpu backend computes in bf16 only where the CPU "
+				    "has AVX512_BF16, and this one has not (fp32 runs everywhere)");
+	cpu_dtype = dtype;
+	return MK_OK;
+}
+
 const mk_attn_backend mk_attn_cpu = {
 	.name = "cpu",
 	.kernels = (1u << MK_KERNEL_DENSE) | (1u << MK_KERNEL_MASKED) | (1u << MK_KERNEL_BLOCK) |
 		   (1u << MK_KERNEL_CSR),
 	.max_head_dim = MK_CPU_MAX_HEAD_DIM,
-	.dtypes = 1u << MK_COMPUTE_FP32,
+	.dtypes = (1u << MK_COMPUTE_FP32) | (1u << MK_COMPUTE_BF16),
 	.run = cpu_run,
+	.configure = cpu_configure,
 };

@@ -229,7 +229,9 @@ static int tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p)
 		return mk_error_set(MK_EINVAL, "kernel '%s' needs a layout of %lld x %lld",
 				    mk_attn_kernel_name(x->kernel), (long long)x->n,
 				    (long long)x->kv);
-	p->uk = mk_uk_get();
+	p->uk = x->bf16 ? mk_uk_bf16() : mk_uk_get();
+	if (x->bf16 && !p->uk) /* the backend's configure refuses it first */
+		return mk_error_set(MK_EINVAL, "bf16 needs a CPU with AVX512_BF16");
 	switch (x->kernel) {
 	case MK_KERNEL_DENSE:
 	case MK_KERNEL_MASKED:

@@ -54,10 +54,10 @@
 
 static const mk_uk uk_levels[] = {
 #ifdef UK_X86
-	{"avx512", 12, 32, uk_qk_avx512, uk_pv_avx512},
-	{"avx2", 6, 16, uk_qk_avx2, uk_pv_avx2},
+	{"avx512", 12, 32, uk_qk_avx512, uk_pv_avx512, false},
+	{"avx2", 6, 16, uk_qk_avx2, uk_pv_avx2, false},
 #endif
-	{"portable", 6, 8, uk_qk_portable, uk_pv_portable},
+	{"portable", 6, 8, uk_qk_portable, uk_pv_portable, false},
 };
 #define UK_NLEVELS (sizeof uk_levels / sizeof *uk_levels)
 
@@ -128,7 +128,8 @@ int64_t mk_uk_packed_size(const mk_uk *uk, int64_t cols, int64_t d)
 {
 	int64_t nr = uk->nr;
 
-	/* rows are padded to whole panels for K, columns to whole chunks for V */
+	/* rows are padded to whole panels for K, columns to whole chunks for V
+	 * (bf16 takes half of that, or less) */
 	return (cols + nr - 1) / nr * nr * ((d + nr - 1) / nr * nr);
 }
 
@@ -137,6 +138,10 @@ void mk_uk_pack(const mk_uk *uk, const float *b, int64_t cols, int64_t d, float 
 {
 	int64_t nr = uk->nr;
 
+	if (uk->bf16) {
+		mk_uk_bf16_pack(b, cols, d, scale, dst);
+		return;
+	}
 	for (int64_t c0 = 0; c0 < cols; c0 += nr) {
 		int64_t w = cols - c0 < nr ? cols - c0 : nr;
 		float *panel = dst + c0 * d;
@@ -153,6 +158,10 @@ void mk_uk_pack_v(const mk_uk *uk, const float *v, int64_t cols, int64_t d, floa
 {
 	int64_t nr = uk->nr;
 
+	if (uk->bf16) {
+		mk_uk_bf16_pack_v(v, cols, d, dst);
+		return;
+	}
 	for (int64_t c0 = 0; c0 < d; c0 += nr) {
 		int64_t w = d - c0 < nr ? d - c0 : nr;
 		float *chunk = dst + c0 * cols;

@@ -23,6 +23,7 @@ typedef struct mk_uk {
 		   const float *zero, float *s, int64_t lds);
 	void (*pv)(const float *p, int64_t ldp, int64_t rows, const float *v, int64_t cols,
 		   int64_t d, const float *zero, float *sink, float *o);
+	bool bf16; /* Q, K, V and P rounded to bf16 (cpu_ukernel_bf16.c), sums float32 */
 } mk_uk;
 
 /* The kernels the tiled kernels use: the widest level this CPU runs, or the
@@ -34,6 +35,15 @@ const mk_uk *mk_uk_get(void);
 int mk_uk_force(const char *name);
 /* Whether this CPU runs the level (a name as above). */
 bool mk_uk_supported(const char *name);
+
+/* The bf16 level (AVX512_BF16), or NULL where the CPU (or the compiler)
+ * has none; the float32 levels' contract, on inputs rounded to bf16. */
+#define MK_UK_BF16_MAX_D 1024
+const mk_uk *mk_uk_bf16(void);
+bool mk_uk_bf16_supported(void);
+/* mk_uk_pack and mk_uk_pack_v for it (they call these). */
+void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, float *dst);
+void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, float *dst);
 
 /* Floats one block of cols rows of d takes once packed (either way). */
 int64_t mk_uk_packed_size(const mk_uk *uk, int64_t cols, int64_t d);

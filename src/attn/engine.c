@@ -336,15 +336,34 @@ double mk_attn_clock(const mk_attn_backend *b)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* "fp32", "fp32 or bf16", "fp32, fp16 or bf16": a set for a sentence */
+static void attn_compute_words(unsigned set, char *buf, size_t cap)
+{
+	int n = 0, k = 0;
+	size_t at = 0;
+
+	for (int t = 0; t < MK_COMPUTE_COUNT; t++)
+		n += (set >> t) & 1u;
+	buf[0] = '\0';
+	for (int t = 0; t < MK_COMPUTE_COUNT && at < cap; t++) {
+		if (!(set & (1u << t)))
+			continue;
+		int w = snprintf(buf + at, cap - at, "%s%s", k == 0 ? "" : k == n - 1 ? " or " : ", ",
+				 attn_compute_names[t]);
+		at += w > 0 ? (size_t)w : 0;
+		k++;
+	}
+}
+
 int mk_attn_check_dtype(const mk_attn_backend *b, mk_compute dtype)
 {
-	char have[32];
+	char have[40];
 	if ((unsigned)dtype < MK_COMPUTE_COUNT && (b->dtypes & (1u << dtype)))
 		return MK_OK;
-	mk_compute_format(b->dtypes, have, sizeof have);
+	attn_compute_words(b->dtypes, have, sizeof have);
 	if ((unsigned)dtype >= MK_COMPUTE_COUNT)
 		return mk_error_set(MK_EINVAL, "unknown compute type %d (the %s backend computes "
 				    "in %s)", (int)dtype, b->name, have[0] ? have : "?");
-	return mk_error_set(MK_EINVAL, "the %s backend computes in %s only, not '%s'", b->name,
+	return mk_error_set(MK_EINVAL, "the %s backend computes in %s, not '%s'", b->name,
 			    have[0] ? have : "?", mk_compute_name(dtype));
 }

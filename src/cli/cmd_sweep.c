@@ -66,7 +66,8 @@ static const struct cli_opt sweep_table[] = {
 	CLI_OPT_INT("head-dim", 0, sweep_cli, s.shape.d, "D", 1, 1 << 20, "64",
 		    "head dimension: the cpu backend takes 1 to 1024, the cuda backend 1 to 128"),
 	CLI_OPT_ENUM("dtype", 0, sweep_cli, dtype, "T", sweep_dtypes, sweep_dtype_values, "fp32",
-		     "fp32; fp16 and bf16 (fp32 accumulation) need a GPU backend"),
+		     "fp32; fp16 (fp32 accumulation) needs a GPU backend; bf16 runs on a GPU or "
+		     "on a CPU with AVX512_BF16 (dense, masked, block; csr stays fp32)"),
 	CLI_OPT_ENUM("backend", 0, sweep_cli, backend, "B", sweep_backends, NULL, "auto",
 		     "auto (cuda when built and a device is usable, else cpu), cpu or cuda"),
 	CLI_OPT_INT("device", 0, sweep_cli, device, "N", 0, 1023, NULL,

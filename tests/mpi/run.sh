@@ -169,7 +169,7 @@ fails other_command "$differs" 2 \
 fails other_command_alone "$differs" 2 \
 	sh -c "[ $rank = 1 ] && exec \"$MASKKIT\" gen local1 --n 8; exec \"$MASKKIT\" measure masks.h5"
 fails bad_option_all "^maskkit: measure: unknown option '--bogus'" 2 "$MASKKIT" measure masks.h5 --bogus
-fails sweep_dtype "^maskkit: the cpu backend computes in fp32 only, not bf16 (--dtype)" 2 "$MASKKIT" $sw --dtype bf16
+fails sweep_dtype "^maskkit: the cpu backend computes in fp32 or bf16, not 'fp16' (--dtype)" 2 "$MASKKIT" $sw --dtype fp16
 for np in $nps; do
 	fails "badslab$np" "'badslab.h5': cannot read sample 9, layer 1 of dataset '/masks'" "$np" \
 		"$MASKKIT" measure badslab.h5

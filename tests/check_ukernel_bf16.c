@@ -1,0 +1,228 @@
+/* The bf16 micro-kernels (AVX512_BF16) and the cpu backend configured for
+ * bf16: the products against double loops on inputs rounded to bf16 here
+ * (by frexp and rint, not the library's bit trick), and every tiled kernel x
+ * normalisation against the double reference, both on the float32 inputs
+ * (within bf16's tolerance, and visibly rounded) and on the inputs rounded
+ * to bf16 (closer: only the weights' rounding and float32 sums remain).
+ * Where the CPU has no AVX512_BF16 the kernel checks are skipped with a
+ * message, and configuring bf16 must fail with one line saying why. */
+#include "config.h"
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "maskkit.h"
+#include "testutil.h"
+#include "attn_ref.h"
+#include "cpu_ukernel.h"
+
+static uint64_t seed_next(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 11;
+}
+
+static float *randoms(size_t count, uint64_t seed)
+{
+	float *x = malloc((count ? count : 1) * sizeof *x);
+	ck_assert_ptr_nonnull(x);
+	for (size_t k = 0; k < count; k++)
+		x[k] = (float)((double)seed_next(&seed) / 4503599627370496.0 - 1.0);
+	return x;
+}
+
+/* x to 8 significant bits, ties to even (rint in the default mode) */
+static float bf(float x)
+{
+	int e;
+	double m = frexp((double)x, &e); /* x = m 2^e, 0.5 <= |m| < 1 */
+	return (float)ldexp(rint(m * 256.0), e - 8);
+}
+
+static float *rounded(const float *x, size_t count)
+{
+	float *y = malloc((count ? count : 1) * sizeof *y);
+	ck_assert_ptr_nonnull(y);
+	for (size_t k = 0; k < count; k++)
+		y[k] = bf(x[k]);
+	return y;
+}
+
+static bool have_bf16(const char *what)
+{
+	if (mk_uk_bf16())
+		return true;
+	printf("check_ukernel_bf16: %s skipped: this CPU has no AVX512_BF16\n", what);
+	return false;
+}
+
+static void check_products(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d)
+{
+	int64_t lds = cols + 3, sz = mk_uk_packed_size(uk, cols, d);
+	float *a = randoms((size_t)(rows * d), 1), *b = randoms((size_t)(cols * d), 2);
+	float *pw = randoms((size_t)(rows * lds), 3), *o = randoms((size_t)(rows * d), 4);
+	float *o0 = malloc((size_t)(rows * d) * sizeof *o0), *s = malloc((size_t)(rows * lds) * sizeof *s);
+	float *kp = malloc((size_t)sz * sizeof *kp), *vp = malloc((size_t)sz * sizeof *vp);
+	float *zero = calloc((size_t)(cols + d), sizeof *zero), *sink = malloc((size_t)d * sizeof *sink);
+	const float scale = 0.375f; /* exact: scale b rounds as b does */
+
+	memcpy(o0, o, (size_t)(rows * d) * sizeof *o);
+	for (int64_t k = 0; k < rows * lds; k++)
+		s[k] = 12345.0f;
+	mk_uk_pack(uk, b, cols, d, scale, kp);
+	mk_uk_pack_v(uk, b, cols, d, vp);
+	uk->qk(a, rows, kp, cols, d, zero, s, lds);
+	uk->pv(pw, lds, rows, vp, cols, d, zero, sink, o);
+	for (int64_t r = 0; r < rows; r++) {
+		for (int64_t c = 0; c < cols; c++) {
+			double want = 0.0;
+			for (int64_t p = 0; p < d; p++)
+				want += (double)bf(a[r * d + p]) * bf(scale * b[c * d + p]);
+			ck_assert_msg(fabs(s[r * lds + c] - want) <= 1e-6 * (double)d,
+				      "qk %lldx%lldx%lld: s[%lld][%lld] = %.9g, want %.9g",
+				      (long long)rows, (long long)cols, (long long)d, (long long)r,
+				      (long long)c, (double)s[r * lds + c], want);
+		}
+		for (int64_t c = cols; c < lds; c++)
+			ck_assert(s[r * lds + c] == 12345.0f);
+		for (int64_t c = 0; c < d; c++) {
+			double want = o0[r * d + c];
+			for (int64_t j = 0; j < cols; j++)
+				want += (double)bf(pw[r * lds + j]) * bf(b[j * d + c]);
+			ck_assert_msg(fabs(o[r * d + c] - want) <= 1e-6 * (double)cols,
+				      "pv %lldx%lldx%lld: o[%lld][%lld] = %.9g, want %.9g",
+				      (long long)rows, (long long)cols, (long long)d, (long long)r,
+				      (long long)c, (double)o[r * d + c], want);
+		}
+	}
+	free(a), free(b), free(pw), free(o), free(o0), free(s), free(kp), free(vp);
+	free(zero), free(sink);
+}
+
+START_TEST(products_match_loops)
+{
+	static const int64_t dims[] = {1, 2, 3, 16, 17, 64, 100, 128};
+	const mk_uk *uk = mk_uk_bf16();
+
+	if (!have_bf16("the products"))
+		return;
+	ck_assert(uk->bf16);
+	for (int64_t rows = 1; rows <= uk->mr; rows += rows < 3 ? 1 : 4) {
+		/* past 512 keys P is rounded in two chunks */
+		const int64_t cols[] = {1, 2, 31, 32, 33, 69, 100, 1030};
+		for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
+			for (size_t k = 0; k < sizeof dims / sizeof *dims; k++)
+				check_products(uk, rows, cols[c], dims[k]);
+	}
+}
+END_TEST
+
+static const struct {
+	const char *expr;
+	int64_t n, d;
+} shapes[] = {
+	{"local40 + global1", 600, 40}, {"causal", 77, 5}, {"local3 + random2", 530, 64},
+	{"strided64 + global2", 1100, 24}, {"causal", 700, 100},
+};
+#define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
+
+static const mk_norm norms[] = {
+	{.kind = MK_NORM_SOFTMAX}, {.kind = MK_NORM_DNAS},
+	{.kind = MK_NORM_HNAS, .u = 0.3}, {.kind = MK_NORM_SINKHORN, .iters = 3},
+};
+
+/* One shape: every kernel x normalisation in bf16 against the reference on
+ * the float32 inputs and on the inputs rounded to bf16. */
+START_TEST(kernels_match_reference)
+{
+	const mk_attn_backend *cpu = mk_attn_backend_get("cpu");
+	mk_attn_shape sh = {.batch = 1, .heads = 2, .n = shapes[_i].n, .d = shapes[_i].d};
+	size_t len = (size_t)(sh.heads * sh.n * sh.d);
+	float *q, *k, *v, *qb, *kb, *vb, *o;
+	int64_t rows[MK_REF_MAX_ROWS], nrows = mk_attn_ref_rows(sh.n, rows);
+	double *ref, *refb, worst = 0.0;
+	mk_expr *e = NULL;
+	mk_mask *m = NULL;
+	mk_attn_layout *l = NULL;
+
+	if (!have_bf16("the kernels"))
+		return;
+	q = randoms(len, 11), k = randoms(len, 12), v = randoms(len, 13);
+	qb = rounded(q, len), kb = rounded(k, len), vb = rounded(v, len);
+	o = malloc(len * sizeof *o);
+	ref = malloc((size_t)(sh.heads * nrows * sh.d) * sizeof *ref);
+	refb = malloc((size_t)(sh.heads * nrows * sh.d) * sizeof *refb);
+	ck_assert_msg(mk_expr_parse(shapes[_i].expr, &e) == MK_OK &&
+			      mk_expr_bind(e, &(mk_bind_opts){.n = sh.n, .seed = 7}) == MK_OK &&
+			      mk_expr_to_mask(e, &m) == MK_OK && mk_attn_layout_new(m, 64, 0, &l) == MK_OK,
+		      "%s: %s", shapes[_i].expr, mk_error());
+	ck_assert_msg(mk_attn_configure(cpu, 0, MK_COMPUTE_BF16) == MK_OK, "%s", mk_error());
+	for (size_t nk = 0; nk < sizeof norms / sizeof *norms; nk++)
+		for (int kern = 0; kern < MK_KERNEL_COUNT; kern++) {
+			const mk_mask *rm = kern == MK_KERNEL_DENSE ? NULL : m;
+			bool csr = kern == MK_KERNEL_CSR; /* stays float32 */
+			mk_attn_stats st;
+			double err, errb;
+			ck_assert(mk_attn_reference(&norms[nk], &sh, q, k, v, rm, rows, nrows, ref) ==
+				  MK_OK);
+			ck_assert(mk_attn_reference(&norms[nk], &sh, qb, kb, vb, rm, rows, nrows,
+						    refb) == MK_OK);
+			ck_assert_msg(mk_attn_run(cpu, (mk_attn_kernel)kern, &norms[nk], &sh, q, k, v,
+						  l, o, &st) == MK_OK,
+				      "%s", mk_error());
+			err = mk_attn_ref_error(&sh, rows, nrows, ref, o);
+			errb = mk_attn_ref_error(&sh, rows, nrows, refb, o);
+			ck_assert_msg(csr ? err <= 1e-5 : err <= 5e-2 && errb <= 1e-2,
+				      "bf16 %s, norm %zu, '%s' n=%lld d=%lld: error %.3g (%.3g against "
+				      "the rounded inputs)",
+				      mk_attn_kernel_name((mk_attn_kernel)kern), nk, shapes[_i].expr,
+				      (long long)sh.n, (long long)sh.d, err, errb);
+			if (!csr && err > worst)
+				worst = err;
+		}
+	/* it did round: float32 would be within 1e-5 */
+	ck_assert_msg(worst > 1e-4, "'%s': bf16 error %.3g, as small as float32's",
+		      shapes[_i].expr, worst);
+	ck_assert_int_eq(mk_attn_configure(cpu, 0, MK_COMPUTE_FP32), MK_OK);
+	mk_attn_layout_free(l);
+	mk_mask_free(m);
+	mk_expr_free(e);
+	free(q), free(k), free(v), free(qb), free(kb), free(vb), free(o), free(ref), free(refb);
+}
+END_TEST
+
+/* Configuring bf16 works where the CPU has it, else fails with a line
+ * saying why; fp16 is never the cpu backend's. */
+START_TEST(configure_says_why)
+{
+	const mk_attn_backend *cpu = mk_attn_backend_get("cpu");
+	int ret = mk_attn_configure(cpu, 0, MK_COMPUTE_BF16);
+
+	if (mk_uk_bf16()) {
+		ck_assert_int_eq(ret, MK_OK);
+	} else {
+		ck_assert_int_eq(ret, MK_EINVAL);
+		ck_assert_msg(strstr(mk_error(), "AVX512_BF16"), "'%s'", mk_error());
+	}
+	ck_assert_int_eq(mk_attn_configure(cpu, 0, MK_COMPUTE_FP16), MK_EINVAL);
+	ck_assert_int_eq(mk_attn_configure(cpu, 0, MK_COMPUTE_FP32), MK_OK);
+}
+END_TEST
+
+static Suite *bf16_suite(void)
+{
+	Suite *s = suite_create("ukernel_bf16");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, products_match_loops);
+	tcase_add_loop_test(tc, kernels_match_reference, 0, NSHAPES);
+	tcase_add_test(tc, configure_says_why);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return mk_test_main(bf16_suite());
+}
