@@ -138,7 +138,7 @@ def machine(threads, torch):
     print(f"threads: {threads}; numpy {np.__version__}; "
           f"torch {torch.__version__ if torch else 'not importable'}")
     if "avx512_bf16" in flags or "amx_bf16" in flags:
-        print("bf16: the CPU has bf16 instructions; this benchmark times float32 only")
+        print("bf16: the CPU has bf16 instructions; bf16 is timed after float32")
     else:
         print("bf16: skipped: the CPU has neither AVX512_BF16 nor AMX, so bf16 inputs would "
               "be widened to float32 in software and time nothing but the conversion")
@@ -351,6 +351,49 @@ def print_split(args, shapes, peak, bw):
               "or the kernel's cache reuse across its strips")
 
 
+def bf16_section(args, torch, shapes, tmp):
+    """maskkit's kernels with --dtype bf16 (Q, K, V and P rounded to bf16, sums
+    in float32: AMX or AVX512_BF16) against their float32 times and against
+    SDPA on the same inputs in torch.bfloat16, interleaved by rounds."""
+    r = subprocess.run([BENCH, "-t", "bf16", "64", "64", "1", "64", "1", "softmax", "full",
+                        "dense"], capture_output=True, text=True, env=BENCH_ENV)
+    if r.returncode != 0:
+        print(f"\nbf16: skipped: {r.stderr.strip()}")
+        return
+    print(f"\nbf16 (Q, K, V and the weights rounded to bf16, float32 sums), [1, {args.heads}, "
+          f"n, d], {args.threads} threads, medians of {args.rounds} rounds x {args.reps}")
+    print("columns: maskkit bf16 s; over its float32 time above; SDPA in torch.bfloat16 s "
+          "(dense only); ratio = maskkit bf16 s / SDPA bf16 s")
+    print(f"{'n':>5} {'d':>4} {'kernel':<7} {'bf16 s':>9} {'/ fp32':>7} {'SDPA bf16 s':>12} "
+          f"{'ratio':>6}")
+    qkv = os.path.join(tmp, "qkv.f32")
+    for s in shapes:
+        q, k, v = s["qkv"]
+        with open(qkv, "wb") as f:
+            for x in (q, k, v):
+                f.write(np.ascontiguousarray(x).tobytes())
+        mine, sdpa = {}, []
+        if torch:
+            qt, kt, vt = (torch.from_numpy(x).to(torch.bfloat16) for x in (q, k, v))
+            sdpa_fn = lambda: torch.nn.functional.scaled_dot_product_attention(qt, kt, vt)
+        for _ in range(args.rounds):
+            out = bench("-t", "bf16", "-i", qkv, s["n"], s["d"], args.heads, args.tile,
+                        args.reps, "softmax", args.mask, "dense", "masked", "block")
+            for line in out.splitlines():
+                m = LINE.match(line)
+                if m:
+                    mine.setdefault(m.group(1), []).append(float(m.group(4)))
+            if torch:
+                sdpa.extend(timed(sdpa_fn, args.reps))
+        peer = statistics.median(sdpa) if sdpa else None
+        for name in ("dense", "masked", "block"):
+            t = statistics.median(mine[name])
+            tail = (f"{peer:12.4f} {t / peer:6.2f}" if name == "dense" and peer
+                    else f"{'':>12} {'':>6}")
+            print(f"{s['n']:5d} {s['d']:4d} {name:<7} {t:9.4f} {t / s['mine'][name]:7.2f} "
+                  f"{tail}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", default="2048,4096")
@@ -382,6 +425,7 @@ def main():
         bounds.say(breps, args.threads)
         print_times(args, shapes, bounds.peak(), bounds.bandwidth())
         print_split(args, shapes, bounds.peak(), bounds.bandwidth())
+        bf16_section(args, torch, shapes, tmp)
         if not args.no_whole and shapes:
             # the issue's acceptance shape where it ran: whole <= 1.10 x kernel
             s = next((s for s in shapes if (s["n"], s["d"]) == (4096, 64)), shapes[0])

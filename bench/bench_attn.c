@@ -466,18 +466,17 @@ int main(int argc, char **argv)
 		return bench_sgemm(bench_arg(argv[2]), (int)bench_arg(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "bandwidth"))
 		return bench_bandwidth(bench_arg(argv[2]), (int)bench_arg(argv[3]));
-	if (argc > 2 && !strcmp(argv[1], "-i")) {
-		inputs = argv[2];
-		argv += 2;
-		argc -= 2;
-	}
-	if (argc > 2 && !strcmp(argv[1], "-t")) { /* the compute type: fp32, bf16 */
-		mk_compute dt = !strcmp(argv[2], "bf16")   ? MK_COMPUTE_BF16
-				: !strcmp(argv[2], "fp32") ? MK_COMPUTE_FP32
-							   : MK_COMPUTE_COUNT;
-		if (mk_attn_configure(b, 0, dt)) {
-			fprintf(stderr, "bench_attn: %s\n", mk_error());
-			return 2;
+	while (argc > 2 && (!strcmp(argv[1], "-i") || !strcmp(argv[1], "-t"))) {
+		if (!strcmp(argv[1], "-i")) {
+			inputs = argv[2];
+		} else { /* the compute type: fp32, bf16 */
+			mk_compute dt = !strcmp(argv[2], "bf16")   ? MK_COMPUTE_BF16
+					: !strcmp(argv[2], "fp32") ? MK_COMPUTE_FP32
+								   : MK_COMPUTE_COUNT;
+			if (mk_attn_configure(b, 0, dt)) {
+				fprintf(stderr, "bench_attn: %s\n", mk_error());
+				return 2;
+			}
 		}
 		argv += 2;
 		argc -= 2;

@@ -1,11 +1,11 @@
-/* The bf16 micro-kernels (AVX512_BF16) and the cpu backend configured for
- * bf16: the products against double loops on inputs rounded to bf16 here
+/* The bf16 micro-kernels (AMX and AVX512_BF16, each forced in turn) and the
+ * cpu backend configured for bf16: the products against double loops on inputs rounded to bf16 here
  * (by frexp and rint, not the library's bit trick), and every tiled kernel x
  * normalisation against the double reference, both on the float32 inputs
  * (within bf16's tolerance, and visibly rounded) and on the inputs rounded
  * to bf16 (closer: only the weights' rounding and float32 sums remain).
- * Where the CPU has no AVX512_BF16 the kernel checks are skipped with a
- * message, and configuring bf16 must fail with one line saying why. */
+ * A level the CPU (or Linux) does not run is skipped with a message; with
+ * neither, configuring bf16 must fail with one line saying why. */
 #include "config.h"
 #include <check.h>
 #include <math.h>
@@ -49,12 +49,19 @@ static float *rounded(const float *x, size_t count)
 	return y;
 }
 
-static bool have_bf16(const char *what)
+static const char *const levels[] = {"amx", "avx512bf16"};
+#define NLEVELS 2
+
+/* Forces bf16 level l; false (after a message) where it does not run. */
+static bool use_level(int l, const char *what)
 {
-	if (mk_uk_bf16())
-		return true;
-	printf("check_ukernel_bf16: %s skipped: this CPU has no AVX512_BF16\n", what);
-	return false;
+	if (!mk_uk_bf16_supported(levels[l])) {
+		printf("check_ukernel_bf16: %s on %s skipped: this CPU (or kernel) does not run "
+		       "it\n", what, levels[l]);
+		return false;
+	}
+	ck_assert_msg(mk_uk_bf16_force(levels[l]) == MK_OK, "%s", mk_error());
+	return true;
 }
 
 static void check_products(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d)
@@ -70,9 +77,14 @@ static void check_products(const mk_uk *uk, int64_t rows, int64_t cols, int64_t 
 	memcpy(o0, o, (size_t)(rows * d) * sizeof *o);
 	for (int64_t k = 0; k < rows * lds; k++)
 		s[k] = 12345.0f;
+	/* qk takes its rows rounded, as the tiled kernels give them */
+	int64_t np = ((d + 1) / 2 + uk->pad - 1) / uk->pad * uk->pad;
+	uint32_t *ar = malloc((size_t)(uk->mr * np) * sizeof *ar);
+	mk_uk_bf16_round(a, d, rows, uk->mr, 0, d, ar, np);
 	mk_uk_pack(uk, b, cols, d, scale, kp);
 	mk_uk_pack_v(uk, b, cols, d, vp);
-	uk->qk(a, rows, kp, cols, d, zero, s, lds);
+	uk->qk((const float *)ar, rows, kp, cols, d, zero, s, lds);
+	free(ar);
 	uk->pv(pw, lds, rows, vp, cols, d, zero, sink, o);
 	for (int64_t r = 0; r < rows; r++) {
 		for (int64_t c = 0; c < cols; c++) {
@@ -103,18 +115,21 @@ static void check_products(const mk_uk *uk, int64_t rows, int64_t cols, int64_t 
 START_TEST(products_match_loops)
 {
 	static const int64_t dims[] = {1, 2, 3, 16, 17, 64, 100, 128};
-	const mk_uk *uk = mk_uk_bf16();
+	const mk_uk *uk;
 
-	if (!have_bf16("the products"))
+	if (!use_level(_i, "the products"))
 		return;
+	uk = mk_uk_bf16();
 	ck_assert(uk->bf16);
-	for (int64_t rows = 1; rows <= uk->mr; rows += rows < 3 ? 1 : 4) {
+	ck_assert_str_eq(uk->name, levels[_i]);
+	for (int64_t rows = 1; rows <= uk->mr; rows += rows < 3 ? 1 : 5) {
 		/* past 512 keys P is rounded in two chunks */
 		const int64_t cols[] = {1, 2, 31, 32, 33, 69, 100, 1030};
 		for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
 			for (size_t k = 0; k < sizeof dims / sizeof *dims; k++)
 				check_products(uk, rows, cols[c], dims[k]);
 	}
+	mk_uk_bf16_force(NULL);
 }
 END_TEST
 
@@ -132,12 +147,13 @@ static const mk_norm norms[] = {
 	{.kind = MK_NORM_HNAS, .u = 0.3}, {.kind = MK_NORM_SINKHORN, .iters = 3},
 };
 
-/* One shape: every kernel x normalisation in bf16 against the reference on
- * the float32 inputs and on the inputs rounded to bf16. */
+/* One level x shape (_i): every kernel x normalisation in bf16 against the
+ * reference on the float32 inputs and on the inputs rounded to bf16. */
 START_TEST(kernels_match_reference)
 {
 	const mk_attn_backend *cpu = mk_attn_backend_get("cpu");
-	mk_attn_shape sh = {.batch = 1, .heads = 2, .n = shapes[_i].n, .d = shapes[_i].d};
+	int sh_i = _i % NSHAPES;
+	mk_attn_shape sh = {.batch = 1, .heads = 2, .n = shapes[sh_i].n, .d = shapes[sh_i].d};
 	size_t len = (size_t)(sh.heads * sh.n * sh.d);
 	float *q, *k, *v, *qb, *kb, *vb, *o;
 	int64_t rows[MK_REF_MAX_ROWS], nrows = mk_attn_ref_rows(sh.n, rows);
@@ -146,17 +162,17 @@ START_TEST(kernels_match_reference)
 	mk_mask *m = NULL;
 	mk_attn_layout *l = NULL;
 
-	if (!have_bf16("the kernels"))
+	if (!use_level(_i / NSHAPES, "the kernels"))
 		return;
 	q = randoms(len, 11), k = randoms(len, 12), v = randoms(len, 13);
 	qb = rounded(q, len), kb = rounded(k, len), vb = rounded(v, len);
 	o = malloc(len * sizeof *o);
 	ref = malloc((size_t)(sh.heads * nrows * sh.d) * sizeof *ref);
 	refb = malloc((size_t)(sh.heads * nrows * sh.d) * sizeof *refb);
-	ck_assert_msg(mk_expr_parse(shapes[_i].expr, &e) == MK_OK &&
+	ck_assert_msg(mk_expr_parse(shapes[sh_i].expr, &e) == MK_OK &&
 			      mk_expr_bind(e, &(mk_bind_opts){.n = sh.n, .seed = 7}) == MK_OK &&
 			      mk_expr_to_mask(e, &m) == MK_OK && mk_attn_layout_new(m, 64, 0, &l) == MK_OK,
-		      "%s: %s", shapes[_i].expr, mk_error());
+		      "%s: %s", shapes[sh_i].expr, mk_error());
 	ck_assert_msg(mk_attn_configure(cpu, 0, MK_COMPUTE_BF16) == MK_OK, "%s", mk_error());
 	for (size_t nk = 0; nk < sizeof norms / sizeof *norms; nk++)
 		for (int kern = 0; kern < MK_KERNEL_COUNT; kern++) {
@@ -174,17 +190,19 @@ START_TEST(kernels_match_reference)
 			err = mk_attn_ref_error(&sh, rows, nrows, ref, o);
 			errb = mk_attn_ref_error(&sh, rows, nrows, refb, o);
 			ck_assert_msg(csr ? err <= 1e-5 : err <= 5e-2 && errb <= 1e-2,
-				      "bf16 %s, norm %zu, '%s' n=%lld d=%lld: error %.3g (%.3g against "
+				      "bf16 %s on %s, norm %zu, '%s' n=%lld d=%lld: error %.3g (%.3g against "
 				      "the rounded inputs)",
-				      mk_attn_kernel_name((mk_attn_kernel)kern), nk, shapes[_i].expr,
+				      mk_attn_kernel_name((mk_attn_kernel)kern), levels[_i / NSHAPES], nk,
+				      shapes[sh_i].expr,
 				      (long long)sh.n, (long long)sh.d, err, errb);
 			if (!csr && err > worst)
 				worst = err;
 		}
 	/* it did round: float32 would be within 1e-5 */
 	ck_assert_msg(worst > 1e-4, "'%s': bf16 error %.3g, as small as float32's",
-		      shapes[_i].expr, worst);
+		      shapes[sh_i].expr, worst);
 	ck_assert_int_eq(mk_attn_configure(cpu, 0, MK_COMPUTE_FP32), MK_OK);
+	mk_uk_bf16_force(NULL);
 	mk_attn_layout_free(l);
 	mk_mask_free(m);
 	mk_expr_free(e);
@@ -215,8 +233,8 @@ static Suite *bf16_suite(void)
 	Suite *s = suite_create("ukernel_bf16");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, products_match_loops);
-	tcase_add_loop_test(tc, kernels_match_reference, 0, NSHAPES);
+	tcase_add_loop_test(tc, products_match_loops, 0, NLEVELS);
+	tcase_add_loop_test(tc, kernels_match_reference, 0, NLEVELS * NSHAPES);
 	tcase_add_test(tc, configure_says_why);
 	suite_add_tcase(s, tc);
 	return s;

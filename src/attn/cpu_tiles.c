@@ -132,7 +132,11 @@ static void tiles_block_uk(const tiles_pass *p, tiles_scratch *w, tiles_state *s
 	for (int64_t ii = 0; ii < rows; ii += uk->mr) {
 		int64_t sr = tiles_min(uk->mr, rows - ii), off = 0;
 		for (int64_t g = 0; g < ng; off += w->width[g], g++) {
-			uk->qk(p->a + (i0 + ii) * d, sr, p->packed + w->j0[g] / p->tb * p->pstride,
+			/* the bf16 levels take the rows already rounded (one pass
+			 * rounding them was 9 % of the kernel once per key block) */
+			const float *a = uk->bf16 ? (const float *)(p->abf + (i0 + ii) * p->apairs)
+						  : p->a + (i0 + ii) * d;
+			uk->qk(a, sr, p->packed + w->j0[g] / p->tb * p->pstride,
 			       w->width[g], d, w->zero, w->s + off, p->tw);
 			if (w->test[g])
 				tiles_apply_mask(p, w->s + off, i0 + ii, sr, w->j0[g], w->width[g]);

@@ -29,6 +29,8 @@ typedef struct tiles_pass {
 	float *packed;       /* with uk: the b blocks packed and scaled, and the v */
 	float *vpacked;      /* blocks packed (or NULL), pstride floats apart */
 	int64_t pstride;
+	uint32_t *abf;       /* bf16 levels: the a rows rounded once, in pairs, */
+	int64_t apairs;      /* apairs a row, mr zero rows past the last */
 } tiles_pass;
 
 /* One a tile's blocks t0 .. t1-1 (positions in its list); slot < 0 writes

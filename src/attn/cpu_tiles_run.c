@@ -17,6 +17,7 @@
  * n = 2048, d = 64, 8 heads, 2 threads; measured) */
 #define TILES_QUERY_TILE 256
 #define TILES_KEY_BLOCK 512
+#define TILES_STRIP_BYTES ((int64_t)32 << 10)
 #define TILES_GROUP_WIDTH 256 /* block: tiles go to sgemm this many keys at a time */
 #define TILES_MIN_PIECE 8   /* a block row is split only above this many tiles */
 
@@ -134,6 +135,26 @@ static bool tiles_scratch_new(const tiles_pass *p, tiles_scratch *w)
 	       w->width && w->test;
 }
 
+/* The a rows rounded to bf16 pairs for the bf16 levels, once per pass,
+ * with mr zero rows past the last (a strip reads whole register blocks). */
+static uint32_t *tiles_round_a(tiles_pass *p)
+{
+	int64_t d = p->x->d, mr = p->uk->mr, pad = p->uk->pad;
+	int64_t np = ((d + 1) / 2 + pad - 1) / pad * pad, chunks = (p->na + mr - 1) / mr;
+	uint32_t *abf = malloc((size_t)((chunks + 1) * mr * np) * sizeof *abf);
+
+	if (!abf)
+		return NULL;
+	p->apairs = np;
+#pragma omp parallel for schedule(static) if (p->na * d >= ((int64_t)1 << 16) && \
+					      !mk_attn_in_parallel())
+	for (int64_t c = 0; c <= chunks; c++) { /* chunk "chunks" is the zero rows */
+		int64_t r0 = c * mr, rows = r0 < p->na ? tiles_min(mr, p->na - r0) : 0;
+		mk_uk_bf16_round(p->a + (rows ? r0 * d : 0), d, rows, mr, 0, d, abf + r0 * np, np);
+	}
+	return abf;
+}
+
 static int tiles_run(tiles_pass *p)
 {
 	tiles_work wk;
@@ -159,6 +180,12 @@ static int tiles_run(tiles_pass *p)
 			tiles_work_release(&wk);
 			return mk_error_set(MK_ENOMEM, "out of memory for %lld packed keys",
 					    (long long)p->nb);
+		}
+		if (p->uk->bf16 && !(p->abf = tiles_round_a(p))) {
+			mk_huge_give(p->packed, packed_bytes);
+			tiles_work_release(&wk);
+			return mk_error_set(MK_ENOMEM, "out of memory for %lld rounded rows",
+					    (long long)p->na);
 		}
 	}
 #ifdef OPENBLAS_VERSION
@@ -202,6 +229,8 @@ static int tiles_run(tiles_pass *p)
 	tiles_work_release(&wk);
 	mk_huge_give(p->packed, packed_bytes); /* vpacked lies in it */
 	p->packed = p->vpacked = NULL;
+	free(p->abf);
+	p->abf = NULL;
 #ifdef OPENBLAS_VERSION
 	if (own_blas)
 		openblas_set_num_threads(blas_threads);
@@ -241,6 +270,11 @@ static int tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p)
 		 * its 512): fewer keys per block past d = 64 */
 		if (p->uk && x->d > 64)
 			p->tb = TILES_KEY_BLOCK * 64 / x->d > 64 ? TILES_KEY_BLOCK * 64 / x->d : 64;
+		/* a strip's scores (mr x tb floats) within 32 KiB of L1: AMX's
+		 * 32-row strips take 256 keys (12 % faster than 512 at d = 64,
+		 * bf16; 128 was slower; measured) */
+		if (p->uk && p->tb * p->uk->mr * (int64_t)sizeof(float) > TILES_STRIP_BYTES)
+			p->tb = TILES_STRIP_BYTES / ((int64_t)sizeof(float) * p->uk->mr);
 		/* whole register strips: 256 rows are 21 strips of 12 and 4 rows
 		 * computed as a 22nd whole one (3 % of the products wasted) */
 		if (p->uk)

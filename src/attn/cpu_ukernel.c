@@ -54,10 +54,10 @@
 
 static const mk_uk uk_levels[] = {
 #ifdef UK_X86
-	{"avx512", 12, 32, uk_qk_avx512, uk_pv_avx512, false},
-	{"avx2", 6, 16, uk_qk_avx2, uk_pv_avx2, false},
+	{"avx512", 12, 32, uk_qk_avx512, uk_pv_avx512, false, 0},
+	{"avx2", 6, 16, uk_qk_avx2, uk_pv_avx2, false, 0},
 #endif
-	{"portable", 6, 8, uk_qk_portable, uk_pv_portable, false},
+	{"portable", 6, 8, uk_qk_portable, uk_pv_portable, false, 0},
 };
 #define UK_NLEVELS (sizeof uk_levels / sizeof *uk_levels)
 
@@ -139,7 +139,7 @@ void mk_uk_pack(const mk_uk *uk, const float *b, int64_t cols, int64_t d, float 
 	int64_t nr = uk->nr;
 
 	if (uk->bf16) {
-		mk_uk_bf16_pack(b, cols, d, scale, dst);
+		mk_uk_bf16_pack(b, cols, d, scale, uk->pad, dst);
 		return;
 	}
 	for (int64_t c0 = 0; c0 < cols; c0 += nr) {
@@ -159,7 +159,7 @@ void mk_uk_pack_v(const mk_uk *uk, const float *v, int64_t cols, int64_t d, floa
 	int64_t nr = uk->nr;
 
 	if (uk->bf16) {
-		mk_uk_bf16_pack_v(v, cols, d, dst);
+		mk_uk_bf16_pack_v(v, cols, d, uk->pad, dst);
 		return;
 	}
 	for (int64_t c0 = 0; c0 < d; c0 += nr) {

@@ -24,6 +24,7 @@ typedef struct mk_uk {
 	void (*pv)(const float *p, int64_t ldp, int64_t rows, const float *v, int64_t cols,
 		   int64_t d, const float *zero, float *sink, float *o);
 	bool bf16; /* Q, K, V and P rounded to bf16 (cpu_ukernel_bf16.c), sums float32 */
+	int pad;   /* bf16: pairs per packed row rounded up to a multiple of this */
 } mk_uk;
 
 /* The kernels the tiled kernels use: the widest level this CPU runs, or the
@@ -36,14 +37,29 @@ int mk_uk_force(const char *name);
 /* Whether this CPU runs the level (a name as above). */
 bool mk_uk_supported(const char *name);
 
-/* The bf16 level (AVX512_BF16), or NULL where the CPU (or the compiler)
- * has none; the float32 levels' contract, on inputs rounded to bf16. */
+/* The bf16 levels' qk takes a already rounded, mr rows of pairs (d / 2
+ * rounded up to a multiple of pad) as mk_uk_bf16_round makes them, rows
+ * past `rows` zero.
+ * The bf16 levels: AMX (cpu_ukernel_amx.c, tiles of 16 x 32 bf16) where
+ * the CPU and the kernel allow it, else AVX512_BF16 (cpu_ukernel_bf16.c);
+ * NULL where neither runs.  The float32 levels' contract, on Q, K, V and P
+ * rounded to bf16, sums in float32.  MASKKIT_CPU_BF16=amx|avx512bf16 or
+ * mk_uk_bf16_force picks one (NULL: back to the default). */
 #define MK_UK_BF16_MAX_D 1024
 const mk_uk *mk_uk_bf16(void);
-bool mk_uk_bf16_supported(void);
-/* mk_uk_pack and mk_uk_pack_v for it (they call these). */
-void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, float *dst);
-void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, float *dst);
+int mk_uk_bf16_force(const char *name);
+bool mk_uk_bf16_supported(const char *name);
+const mk_uk *mk_uk_bf16_avx512(void);
+bool mk_uk_bf16_avx512_supported(void);
+const mk_uk *mk_uk_bf16_amx(void);
+/* Rows < rows of p (row stride ldp), columns j0 .. j0 + n, rounded to bf16
+ * pairs pa[r][jj], jj < np; rows up to mr and pairs past n are 0. */
+void mk_uk_bf16_round(const float *p, int64_t ldp, int64_t rows, int64_t mr, int64_t j0,
+		      int64_t n, uint32_t *pa, int64_t np);
+/* mk_uk_pack and mk_uk_pack_v for them, pairs padded to multiples of pad. */
+void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, int64_t pad,
+		     float *dst);
+void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, int64_t pad, float *dst);
 
 /* Floats one block of cols rows of d takes once packed (either way). */
 int64_t mk_uk_packed_size(const mk_uk *uk, int64_t cols, int64_t d);

@@ -65,11 +65,13 @@ BF_TARGET static inline void bf_block(const uint32_t *a, int64_t lda, const uint
 }
 
 /* Rounds rows < rows of p (row stride ldp), keys j0 .. j0 + n, into pairs
- * pa[r][jj]; missing rows and an odd last key are 0. */
-BF_TARGET static void bf_round_p(const float *p, int64_t ldp, int64_t rows, int64_t j0,
-				 int64_t n, uint32_t *pa, int64_t np)
+ * pa[r][jj] for jj < np (np >= (n + 1) / 2); rows from rows to mr and pairs
+ * past n are 0.  32 floats an instruction: one at a time cost as much as
+ * the products at d = 64 (measured). */
+BF_TARGET void mk_uk_bf16_round(const float *p, int64_t ldp, int64_t rows, int64_t mr, int64_t j0,
+				int64_t n, uint32_t *pa, int64_t np)
 {
-	for (int64_t r = 0; r < BF_MR; r++) {
+	for (int64_t r = 0; r < mr; r++) {
 		uint32_t *dst = pa + r * np;
 		int64_t jj = 0;
 		if (r >= rows) {
@@ -83,7 +85,8 @@ BF_TARGET static void bf_round_p(const float *p, int64_t ldp, int64_t rows, int6
 			_mm512_storeu_si512(dst + jj, (__m512i)h);
 		}
 		for (; jj < np; jj++)
-			dst[jj] = bf_pair(src[2 * jj], 2 * jj + 1 < n ? src[2 * jj + 1] : 0.0f);
+			dst[jj] = bf_pair(2 * jj < n ? src[2 * jj] : 0.0f,
+					  2 * jj + 1 < n ? src[2 * jj + 1] : 0.0f);
 	}
 }
 
@@ -93,14 +96,11 @@ BF_TARGET static void bf_qk(const float *a, int64_t rows, const float *packed, i
 			    int64_t d, const float *zero, float *s, int64_t lds)
 {
 	int64_t np = bf_pairs(d);
-	uint32_t qa[BF_MR * ((MK_UK_BF16_MAX_D + 1) / 2)];
+	const uint32_t *qa = (const uint32_t *)a; /* rounded: 12 rows of np pairs */
 	const uint16_t *kb = (const uint16_t *)packed;
 	__m512 acc[BF_MR][2];
 
 	(void)zero;
-	/* the strip in pairs, 32 floats an instruction (one at a time cost
-	 * as much as the products at d = 64, measured) */
-	bf_round_p(a, d, rows, 0, d, qa, np);
 	for (int64_t c = 0; c < cols; c += BF_NR) {
 		int64_t w = cols - c < BF_NR ? cols - c : BF_NR;
 		bf_block(qa, np, kb + c * np * 2, np, acc);
@@ -132,7 +132,7 @@ BF_TARGET static void bf_pv(const float *p, int64_t ldp, int64_t rows, const flo
 	(void)sink;
 	for (int64_t j0 = 0; j0 < cols; j0 += BF_CHUNK) {
 		int64_t n = cols - j0 < BF_CHUNK ? cols - j0 : BF_CHUNK, np = bf_pairs(n);
-		bf_round_p(p, ldp, rows, j0, n, pa, np);
+		mk_uk_bf16_round(p, ldp, rows, BF_MR, j0, n, pa, np);
 		for (int64_t c = 0; c < d; c += BF_NR) {
 			int64_t w = d - c < BF_NR ? d - c : BF_NR;
 			const uint16_t *chunk = vb + (c / BF_NR) * ncp * 2 * BF_NR + j0 / 2 * 2 * BF_NR;
@@ -155,24 +155,26 @@ BF_TARGET static void bf_pv(const float *p, int64_t ldp, int64_t rows, const flo
 	}
 }
 
-static const mk_uk bf_level = {"avx512bf16", BF_MR, BF_NR, bf_qk, bf_pv, true};
+static const mk_uk bf_level = {"avx512bf16", BF_MR, BF_NR, bf_qk, bf_pv, true, 1};
 
-bool mk_uk_bf16_supported(void)
+bool mk_uk_bf16_avx512_supported(void)
 {
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
 	       __builtin_cpu_supports("avx512bf16");
 }
 
-const mk_uk *mk_uk_bf16(void)
+const mk_uk *mk_uk_bf16_avx512(void)
 {
-	return mk_uk_bf16_supported() ? &bf_level : NULL;
+	return mk_uk_bf16_avx512_supported() ? &bf_level : NULL;
 }
 
-/* K: [panel][d / 2][32 keys][2], times scale, zero past cols and d. */
-void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, float *dst)
+/* K: [panel of 32 keys][np pairs][32 keys][2], times scale; np is d / 2
+ * rounded up to a multiple of pad; zero past cols and d. */
+void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, int64_t pad,
+		     float *dst)
 {
-	int64_t np = bf_pairs(d);
+	int64_t np = (bf_pairs(d) + pad - 1) / pad * pad;
 	uint16_t *out = (uint16_t *)dst;
 
 	for (int64_t c0 = 0; c0 < cols; c0 += BF_NR) {
@@ -180,7 +182,7 @@ void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, float
 		for (int64_t pp = 0; pp < np; pp++)
 			for (int64_t c = 0; c < BF_NR; c++) {
 				bool in = c0 + c < cols;
-				float lo = in ? scale * b[(c0 + c) * d + 2 * pp] : 0.0f;
+				float lo = in && 2 * pp < d ? scale * b[(c0 + c) * d + 2 * pp] : 0.0f;
 				float hi = in && 2 * pp + 1 < d ? scale * b[(c0 + c) * d + 2 * pp + 1]
 								: 0.0f;
 				panel[(pp * BF_NR + c) * 2] = bf_round(lo);
@@ -189,10 +191,11 @@ void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, float
 	}
 }
 
-/* V: [chunk of 32 of d][cols / 2][32][2], zero past d and cols. */
-void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, float *dst)
+/* V: [chunk of 32 of d][ncp pairs of keys][32][2]; ncp is cols / 2 rounded
+ * up to a multiple of pad; zero past d and cols. */
+void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, int64_t pad, float *dst)
 {
-	int64_t ncp = bf_pairs(cols);
+	int64_t ncp = (bf_pairs(cols) + pad - 1) / pad * pad;
 	uint16_t *out = (uint16_t *)dst;
 
 	for (int64_t c0 = 0; c0 < d; c0 += BF_NR) {
@@ -200,7 +203,7 @@ void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, float *dst)
 		for (int64_t jj = 0; jj < ncp; jj++)
 			for (int64_t c = 0; c < BF_NR; c++) {
 				bool in = c0 + c < d;
-				float lo = in ? v[2 * jj * d + c0 + c] : 0.0f;
+				float lo = in && 2 * jj < cols ? v[2 * jj * d + c0 + c] : 0.0f;
 				float hi = in && 2 * jj + 1 < cols ? v[(2 * jj + 1) * d + c0 + c] : 0.0f;
 				chunk[(jj * BF_NR + c) * 2] = bf_round(lo);
 				chunk[(jj * BF_NR + c) * 2 + 1] = bf_round(hi);
@@ -210,23 +213,30 @@ void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, float *dst)
 
 #else /* no AVX512_BF16 in this compiler or target */
 
-bool mk_uk_bf16_supported(void)
+bool mk_uk_bf16_avx512_supported(void)
 {
 	return false;
 }
 
-const mk_uk *mk_uk_bf16(void)
+const mk_uk *mk_uk_bf16_avx512(void)
 {
 	return NULL;
 }
 
-void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, float *dst)
+void mk_uk_bf16_round(const float *p, int64_t ldp, int64_t rows, int64_t mr, int64_t j0,
+		      int64_t n, uint32_t *pa, int64_t np)
 {
-	(void)b, (void)cols, (void)d, (void)scale, (void)dst;
+	(void)p, (void)ldp, (void)rows, (void)mr, (void)j0, (void)n, (void)pa, (void)np;
 }
 
-void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, float *dst)
+void mk_uk_bf16_pack(const float *b, int64_t cols, int64_t d, float scale, int64_t pad,
+		     float *dst)
 {
-	(void)v, (void)cols, (void)d, (void)dst;
+	(void)b, (void)cols, (void)d, (void)scale, (void)pad, (void)dst;
+}
+
+void mk_uk_bf16_pack_v(const float *v, int64_t cols, int64_t d, int64_t pad, float *dst)
+{
+	(void)v, (void)cols, (void)d, (void)pad, (void)dst;
 }
 #endif
