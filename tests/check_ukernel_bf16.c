@@ -16,21 +16,7 @@
 #include "testutil.h"
 #include "attn_ref.h"
 #include "cpu_ukernel.h"
-
-static uint64_t seed_next(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *s >> 11;
-}
-
-static float *randoms(size_t count, uint64_t seed)
-{
-	float *x = malloc((count ? count : 1) * sizeof *x);
-	ck_assert_ptr_nonnull(x);
-	for (size_t k = 0; k < count; k++)
-		x[k] = (float)((double)seed_next(&seed) / 4503599627370496.0 - 1.0);
-	return x;
-}
+#include "ukernel_testutil.h"
 
 /* x to 8 significant bits, ties to even (rint in the default mode) */
 static float bf(float x)
@@ -64,54 +50,6 @@ static bool use_level(int l, const char *what)
 	return true;
 }
 
-static void check_products(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d)
-{
-	int64_t lds = cols + 3, sz = mk_uk_packed_size(uk, cols, d);
-	float *a = randoms((size_t)(rows * d), 1), *b = randoms((size_t)(cols * d), 2);
-	float *pw = randoms((size_t)(rows * lds), 3), *o = randoms((size_t)(rows * d), 4);
-	float *o0 = malloc((size_t)(rows * d) * sizeof *o0), *s = malloc((size_t)(rows * lds) * sizeof *s);
-	float *kp = malloc((size_t)sz * sizeof *kp), *vp = malloc((size_t)sz * sizeof *vp);
-	float *zero = calloc((size_t)(cols + d), sizeof *zero), *sink = malloc((size_t)d * sizeof *sink);
-	const float scale = 0.375f; /* exact: scale b rounds as b does */
-
-	memcpy(o0, o, (size_t)(rows * d) * sizeof *o);
-	for (int64_t k = 0; k < rows * lds; k++)
-		s[k] = 12345.0f;
-	/* qk takes its rows rounded, as the tiled kernels give them */
-	int64_t np = ((d + 1) / 2 + uk->pad - 1) / uk->pad * uk->pad;
-	uint32_t *ar = malloc((size_t)(uk->mr * np) * sizeof *ar);
-	mk_uk_bf16_round(a, d, rows, uk->mr, 0, d, ar, np);
-	mk_uk_pack(uk, b, cols, d, scale, kp);
-	mk_uk_pack_v(uk, b, cols, d, vp);
-	uk->qk((const float *)ar, rows, kp, cols, d, zero, s, lds);
-	free(ar);
-	uk->pv(pw, lds, rows, vp, cols, d, zero, sink, o);
-	for (int64_t r = 0; r < rows; r++) {
-		for (int64_t c = 0; c < cols; c++) {
-			double want = 0.0;
-			for (int64_t p = 0; p < d; p++)
-				want += (double)bf(a[r * d + p]) * bf(scale * b[c * d + p]);
-			ck_assert_msg(fabs(s[r * lds + c] - want) <= 1e-6 * (double)d,
-				      "qk %lldx%lldx%lld: s[%lld][%lld] = %.9g, want %.9g",
-				      (long long)rows, (long long)cols, (long long)d, (long long)r,
-				      (long long)c, (double)s[r * lds + c], want);
-		}
-		for (int64_t c = cols; c < lds; c++)
-			ck_assert(s[r * lds + c] == 12345.0f);
-		for (int64_t c = 0; c < d; c++) {
-			double want = o0[r * d + c];
-			for (int64_t j = 0; j < cols; j++)
-				want += (double)bf(pw[r * lds + j]) * bf(b[j * d + c]);
-			ck_assert_msg(fabs(o[r * d + c] - want) <= 1e-6 * (double)cols,
-				      "pv %lldx%lldx%lld: o[%lld][%lld] = %.9g, want %.9g",
-				      (long long)rows, (long long)cols, (long long)d, (long long)r,
-				      (long long)c, (double)o[r * d + c], want);
-		}
-	}
-	free(a), free(b), free(pw), free(o), free(o0), free(s), free(kp), free(vp);
-	free(zero), free(sink);
-}
-
 START_TEST(products_match_loops)
 {
 	static const int64_t dims[] = {1, 2, 3, 16, 17, 64, 100, 128};
@@ -127,33 +65,19 @@ START_TEST(products_match_loops)
 		const int64_t cols[] = {1, 2, 31, 32, 33, 69, 100, 1030};
 		for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
 			for (size_t k = 0; k < sizeof dims / sizeof *dims; k++)
-				check_products(uk, rows, cols[c], dims[k]);
+				uk_check_products(uk, rows, cols[c], dims[k], bf);
 	}
 	mk_uk_bf16_force(NULL);
 }
 END_TEST
-
-static const struct {
-	const char *expr;
-	int64_t n, d;
-} shapes[] = {
-	{"local40 + global1", 600, 40}, {"causal", 77, 5}, {"local3 + random2", 530, 64},
-	{"strided64 + global2", 1100, 24}, {"causal", 700, 100},
-};
-#define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
-
-static const mk_norm norms[] = {
-	{.kind = MK_NORM_SOFTMAX}, {.kind = MK_NORM_DNAS},
-	{.kind = MK_NORM_HNAS, .u = 0.3}, {.kind = MK_NORM_SINKHORN, .iters = 3},
-};
 
 /* One level x shape (_i): every kernel x normalisation in bf16 against the
  * reference on the float32 inputs and on the inputs rounded to bf16. */
 START_TEST(kernels_match_reference)
 {
 	const mk_attn_backend *cpu = mk_attn_backend_get("cpu");
-	int sh_i = _i % NSHAPES;
-	mk_attn_shape sh = {.batch = 1, .heads = 2, .n = shapes[sh_i].n, .d = shapes[sh_i].d};
+	int sh_i = _i % UK_NSHAPES;
+	mk_attn_shape sh = {.batch = 1, .heads = 2, .n = uk_shapes[sh_i].n, .d = uk_shapes[sh_i].d};
 	size_t len = (size_t)(sh.heads * sh.n * sh.d);
 	float *q, *k, *v, *qb, *kb, *vb, *o;
 	int64_t rows[MK_REF_MAX_ROWS], nrows = mk_attn_ref_rows(sh.n, rows);
@@ -162,29 +86,29 @@ START_TEST(kernels_match_reference)
 	mk_mask *m = NULL;
 	mk_attn_layout *l = NULL;
 
-	if (!use_level(_i / NSHAPES, "the kernels"))
+	if (!use_level(_i / UK_NSHAPES, "the kernels"))
 		return;
-	q = randoms(len, 11), k = randoms(len, 12), v = randoms(len, 13);
+	q = uk_randoms(len, 11), k = uk_randoms(len, 12), v = uk_randoms(len, 13);
 	qb = rounded(q, len), kb = rounded(k, len), vb = rounded(v, len);
 	o = malloc(len * sizeof *o);
 	ref = malloc((size_t)(sh.heads * nrows * sh.d) * sizeof *ref);
 	refb = malloc((size_t)(sh.heads * nrows * sh.d) * sizeof *refb);
-	ck_assert_msg(mk_expr_parse(shapes[sh_i].expr, &e) == MK_OK &&
+	ck_assert_msg(mk_expr_parse(uk_shapes[sh_i].expr, &e) == MK_OK &&
 			      mk_expr_bind(e, &(mk_bind_opts){.n = sh.n, .seed = 7}) == MK_OK &&
 			      mk_expr_to_mask(e, &m) == MK_OK && mk_attn_layout_new(m, 64, 0, &l) == MK_OK,
-		      "%s: %s", shapes[sh_i].expr, mk_error());
+		      "%s: %s", uk_shapes[sh_i].expr, mk_error());
 	ck_assert_msg(mk_attn_configure(cpu, 0, MK_COMPUTE_BF16) == MK_OK, "%s", mk_error());
-	for (size_t nk = 0; nk < sizeof norms / sizeof *norms; nk++)
+	for (size_t nk = 0; nk < UK_NNORMS; nk++)
 		for (int kern = 0; kern < MK_KERNEL_COUNT; kern++) {
 			const mk_mask *rm = kern == MK_KERNEL_DENSE ? NULL : m;
 			bool csr = kern == MK_KERNEL_CSR; /* stays float32 */
 			mk_attn_stats st;
 			double err, errb;
-			ck_assert(mk_attn_reference(&norms[nk], &sh, q, k, v, rm, rows, nrows, ref) ==
+			ck_assert(mk_attn_reference(&uk_norms[nk], &sh, q, k, v, rm, rows, nrows, ref) ==
 				  MK_OK);
-			ck_assert(mk_attn_reference(&norms[nk], &sh, qb, kb, vb, rm, rows, nrows,
+			ck_assert(mk_attn_reference(&uk_norms[nk], &sh, qb, kb, vb, rm, rows, nrows,
 						    refb) == MK_OK);
-			ck_assert_msg(mk_attn_run(cpu, (mk_attn_kernel)kern, &norms[nk], &sh, q, k, v,
+			ck_assert_msg(mk_attn_run(cpu, (mk_attn_kernel)kern, &uk_norms[nk], &sh, q, k, v,
 						  l, o, &st) == MK_OK,
 				      "%s", mk_error());
 			err = mk_attn_ref_error(&sh, rows, nrows, ref, o);
@@ -192,15 +116,15 @@ START_TEST(kernels_match_reference)
 			ck_assert_msg(csr ? err <= 1e-5 : err <= 5e-2 && errb <= 1e-2,
 				      "bf16 %s on %s, norm %zu, '%s' n=%lld d=%lld: error %.3g (%.3g against "
 				      "the rounded inputs)",
-				      mk_attn_kernel_name((mk_attn_kernel)kern), levels[_i / NSHAPES], nk,
-				      shapes[sh_i].expr,
+				      mk_attn_kernel_name((mk_attn_kernel)kern), levels[_i / UK_NSHAPES], nk,
+				      uk_shapes[sh_i].expr,
 				      (long long)sh.n, (long long)sh.d, err, errb);
 			if (!csr && err > worst)
 				worst = err;
 		}
 	/* it did round: float32 would be within 1e-5 */
 	ck_assert_msg(worst > 1e-4, "'%s': bf16 error %.3g, as small as float32's",
-		      shapes[sh_i].expr, worst);
+		      uk_shapes[sh_i].expr, worst);
 	ck_assert_int_eq(mk_attn_configure(cpu, 0, MK_COMPUTE_FP32), MK_OK);
 	mk_uk_bf16_force(NULL);
 	mk_attn_layout_free(l);
@@ -234,7 +158,7 @@ static Suite *bf16_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, products_match_loops, 0, NLEVELS);
-	tcase_add_loop_test(tc, kernels_match_reference, 0, NLEVELS * NSHAPES);
+	tcase_add_loop_test(tc, kernels_match_reference, 0, NLEVELS * UK_NSHAPES);
 	tcase_add_test(tc, configure_says_why);
 	suite_add_tcase(s, tc);
 	return s;
