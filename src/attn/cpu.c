@@ -111,21 +111,6 @@ static int64_t cpu_empty_rows(const float *f, int64_t n)
 
 /* Finite inputs can still give scores beyond float32 (q.k over 3.4e38):
  * an error, never NaN in the output. */
-/* Whether any of count floats is inf or NaN: all exponent bits set, an
- * integer test that vectorises (isfinite does not, measured). */
-MK_ATTN_CLONES static bool cpu_nonfinite(const float *o, size_t count)
-{
-	uint32_t bad = 0;
-
-#pragma omp simd reduction(| : bad)
-	for (size_t c = 0; c < count; c++) {
-		uint32_t u;
-		memcpy(&u, o + c, sizeof u);
-		bad |= (u & 0x7f800000u) == 0x7f800000u;
-	}
-	return bad != 0;
-}
-
 #define CPU_FINITE_CHUNK ((size_t)1 << 16)
 
 static int cpu_check_finite(const float *o, size_t count)
@@ -136,7 +121,7 @@ static int cpu_check_finite(const float *o, size_t count)
 	 * scanning it left the other idle (measured) */
 #pragma omp parallel for reduction(| : bad) if (count > CPU_FINITE_CHUNK && !mk_attn_in_parallel())
 	for (size_t c = 0; c < count; c += CPU_FINITE_CHUNK)
-		bad |= cpu_nonfinite(o + c, count - c < CPU_FINITE_CHUNK ? count - c : CPU_FINITE_CHUNK);
+		bad |= mk_floats_nonfinite(o + c, count - c < CPU_FINITE_CHUNK ? count - c : CPU_FINITE_CHUNK);
 	return bad ? cpu_overflow() : MK_OK;
 }
 

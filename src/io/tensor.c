@@ -184,26 +184,11 @@ static int tensor_put_f64(mk_tensor *t, const char *name, uint64_t first, const 
 	return MK_OK;
 }
 
-/* Whether any of count floats is NaN or infinite (all exponent bits set),
- * as one vectorisable OR over blocks; the caller finds which. */
-static bool tensor_any_nonfinite(const float *x, size_t count)
-{
-	uint32_t hit = 0;
-
-#pragma omp simd reduction(| : hit)
-	for (size_t e = 0; e < count; e++) {
-		uint32_t u;
-		memcpy(&u, x + e, sizeof u);
-		hit |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
-	}
-	return hit != 0;
-}
-
 static int tensor_check_finite(const mk_tensor *t, const char *name)
 {
 	uint64_t count = mk_tensor_count(t);
 
-	if (!tensor_any_nonfinite(t->data, (size_t)count))
+	if (!mk_floats_nonfinite(t->data, (size_t)count))
 		return MK_OK;
 	for (uint64_t e = 0; e < count; e++)
 		if (!isfinite(t->data[e]))
@@ -316,7 +301,7 @@ static int tensor_npy_pread(FILE *f, const char *path, mk_tensor *t, bool *bad)
 			}
 			done += (size_t)r;
 		}
-		hit |= tensor_any_nonfinite((const float *)dst, len / sizeof(float));
+		hit |= mk_floats_nonfinite((const float *)dst, len / sizeof(float));
 	}
 	if (shrank)
 		return mk_error_set(MK_ESYS, "'%s': read failed: %s", path,
