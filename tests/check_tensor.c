@@ -1,6 +1,6 @@
 /* Unit tests of tensor files (tensor.c): .npy and HDF5 round trips, malformed
- * and unsupported inputs, non-finite values, size overflow, atomic writes,
- * writes of tensors made a part at a time. */
+ * and unsupported inputs, non-finite values, size overflow, mapped reads,
+ * atomic writes, writes of tensors made a part at a time. */
 #include "config.h"
 #include <check.h>
 #include <dirent.h>
@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "h5testutil.h"
 #include "testutil.h"
@@ -296,6 +299,90 @@ START_TEST(large_npy_read_in_pieces)
 }
 END_TEST
 
+/* mk_tensor_read_mapped maps a large float32 file (tensor_map.c): the same
+ * values, its errors, a private copy when written, the file named for an
+ * address in it; small and float64 files are read as before. */
+START_TEST(mapped_reads)
+{
+	const int64_t dims[3] = {3, 1000, 1001};
+	mk_tensor a, b, c;
+	const float *gone;
+
+	make_tensor(3, dims, MK_DTYPE_F32, &a);
+	ck_assert_int_eq(mk_tensor_write(&a, at("m.npy"), "O", MK_DTYPE_F32), MK_OK);
+	ck_assert_msg(mk_tensor_read_mapped(at("m.npy"), 0, &b) == MK_OK, "%s", mk_error());
+	ck_assert_ptr_nonnull(b.map);
+	ck_assert_mem_eq(a.data, b.data, mk_tensor_count(&a) * sizeof(float));
+	ck_assert_str_eq(mk_tensor_mapped_file(b.data + 12345), at("m.npy"));
+	ck_assert_ptr_null(mk_tensor_mapped_file(a.data));
+	b.data[0] = 42.0f; /* the copy in memory only */
+	ck_assert_int_eq(mk_tensor_read(at("m.npy"), 0, &c), MK_OK);
+	ck_assert_ptr_null(c.map);
+	ck_assert(c.data[0] == a.data[0]);
+	gone = b.data;
+	mk_tensor_release(&b);
+	mk_tensor_release(&c);
+	ck_assert_ptr_null(mk_tensor_mapped_file(gone));
+	a.data[2 * 1000 * 1001 + 5 * 1001 + 7] = NAN;
+	ck_assert_int_eq(mk_tensor_write(&a, at("m.npy"), "O", MK_DTYPE_F32), MK_OK);
+	ck_assert_int_eq(mk_tensor_read_mapped(at("m.npy"), 0, &b), MK_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(mk_error(), "element [2, 5, 7] is NaN"));
+	ck_assert_ptr_null(b.data);
+	a.data[2 * 1000 * 1001 + 5 * 1001 + 7] = 1.0f;
+	ck_assert_int_eq(mk_tensor_write(&a, at("m.npy"), "O", MK_DTYPE_F64), MK_OK);
+	ck_assert_int_eq(mk_tensor_read_mapped(at("m.npy"), 0, &b), MK_OK);
+	ck_assert_ptr_null(b.map);
+	ck_assert_mem_eq(a.data, b.data, mk_tensor_count(&a) * sizeof(float));
+	mk_tensor_release(&b);
+	npy_put(at("m.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+		a.data, 24);
+	ck_assert_int_eq(mk_tensor_read_mapped(at("m.npy"), 0, &b), MK_OK);
+	ck_assert_ptr_null(b.map); /* 24 bytes: read */
+	ck_assert_mem_eq(a.data, b.data, 24);
+	mk_tensor_release(&a);
+	mk_tensor_release(&b);
+}
+END_TEST
+
+static const char *bus_want;
+
+static void bus_handler(int sig, siginfo_t *info, void *ctx)
+{
+	const char *file = mk_tensor_mapped_file(info->si_addr);
+	(void)sig;
+	(void)ctx;
+	_exit(file && strcmp(file, bus_want) == 0 ? 42 : 43);
+}
+
+/* A mapped file truncated under the reader: SIGBUS where the data is
+ * touched, and the handler learns which file (the program's message). */
+START_TEST(mapped_truncated_is_named)
+{
+	const int64_t dims[2] = {2000, 1000};
+	mk_tensor a;
+	int status;
+	pid_t pid;
+
+	make_tensor(2, dims, MK_DTYPE_F32, &a);
+	ck_assert_int_eq(mk_tensor_write(&a, at("t.npy"), "O", MK_DTYPE_F32), MK_OK);
+	mk_tensor_release(&a);
+	bus_want = at("t.npy");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct sigaction sa = {.sa_sigaction = bus_handler, .sa_flags = SA_SIGINFO};
+		mk_tensor t;
+		if (mk_tensor_read_mapped(bus_want, 0, &t) || !t.map || truncate(bus_want, 100))
+			_exit(44);
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+		_exit(*(volatile float *)(t.data + 1999 * 1000) > 1e30f ? 45 : 46);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 42, "child status %d", status);
+}
+END_TEST
+
 START_TEST(size_overflow)
 {
 	const float x[4] = {0};
@@ -438,6 +525,33 @@ START_TEST(parts_failures_write_nothing)
 }
 END_TEST
 
+/* A write that fails in the flusher's thread (flusher.c) past a file size
+ * limit: MK_ESYS with the OS's reason, no file left; in a child, since the
+ * limit is the process's. */
+START_TEST(parts_write_failure_reported)
+{
+	const int64_t dims[2] = {1024, 1024}; /* 4 MiB */
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit lim = {1 << 20, 1 << 20};
+		mk_tensor t;
+		struct parts p = {.t = &t, .step = 1 << 18};
+		int ret;
+		signal(SIGXFSZ, SIG_IGN);
+		if (mk_tensor_new(2, dims, MK_DTYPE_F32, 0, "test", &t) || setrlimit(RLIMIT_FSIZE, &lim))
+			_exit(44);
+		ret = mk_tensor_write_parts(&t, at("big.npy"), "O", MK_DTYPE_F32, parts_produce, &p);
+		_exit(ret == MK_ESYS && strstr(mk_error(), "File too large") && dir_entries(false) == 0
+		      ? 42 : 43);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 42, "child status %d", status);
+}
+END_TEST
+
 START_TEST(names_and_formats)
 {
 	mk_tensor t = {.rank = 3, .dims = {2, 16, 8}};
@@ -470,10 +584,13 @@ static Suite *tensor_suite(void)
 	tcase_add_test(tc, wrong_ranks);
 	tcase_add_test(tc, non_finite_values);
 	tcase_add_test(tc, large_npy_read_in_pieces);
+	tcase_add_test(tc, mapped_reads);
+	tcase_add_test(tc, mapped_truncated_is_named);
 	tcase_add_test(tc, size_overflow);
 	tcase_add_test(tc, failed_writes_keep_the_old_file);
 	tcase_add_test(tc, parts_are_written_as_made);
 	tcase_add_test(tc, parts_failures_write_nothing);
+	tcase_add_test(tc, parts_write_failure_reported);
 	tcase_add_test(tc, names_and_formats);
 	suite_add_tcase(s, tc);
 	return s;

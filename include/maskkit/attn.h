@@ -201,6 +201,8 @@ typedef struct mk_attn_files_opts {
 	mk_bind_opts bind;     /* seed and max_memory (n comes from the tensors) */
 	const char *out;       /* O's file: .npy, .h5 (dataset "O") or .h5:/dataset */
 	const char *weights;   /* pi's file (dataset "pi"), or NULL */
+	bool map_inputs;       /* read Q, K and V with mk_tensor_read_mapped: the
+				* caller handles SIGBUS (the maskkit program does) */
 } mk_attn_files_opts;
 
 /* What ran (mk_attn_files_record). */

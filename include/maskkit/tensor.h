@@ -24,6 +24,9 @@ typedef struct mk_tensor {
 	int64_t dims[MK_TENSOR_MAX_RANK];
 	mk_dtype dtype;                  /* as stored in the file */
 	float *data;
+	void *map;                       /* the file mapping data lies in
+					  * (mk_tensor_read_mapped), or NULL */
+	size_t map_bytes;
 } mk_tensor;
 
 /* Reads "FILE.npy", "FILE.h5" (its only dataset of rank 2 to 4) or
@@ -33,6 +36,19 @@ typedef struct mk_tensor {
  * float64 beyond float32's range), MK_ERANGE (sizes overflow or need more
  * than max_memory, 0 = MK_DEFAULT_MAX_MEMORY). */
 int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out);
+/* mk_tensor_read, but a .npy file of float32 in the host's byte order and C
+ * order, above 4 MiB, is mapped (MAP_PRIVATE) rather than copied: no copy,
+ * and no fresh memory to fault in (a third of `maskkit attn`'s time outside
+ * its kernel at n = 4096; docs/performance.md).  Writing to data changes
+ * only the copy in memory.  The catch: the file is read as the program
+ * goes, so a file truncated meanwhile by someone else raises SIGBUS where
+ * the missing data is touched, and changes written to it meanwhile may be
+ * seen.  A program that maps must handle SIGBUS (mk_tensor_mapped_file says
+ * which file it was); the library never installs a handler. */
+int mk_tensor_read_mapped(const char *spec, uint64_t max_memory, mk_tensor *out);
+/* The file of the mapped tensor whose mapping holds addr, or NULL.
+ * Async-signal-safe: for a SIGBUS handler, with siginfo's si_addr. */
+const char *mk_tensor_mapped_file(const void *addr);
 /* Writes t as dtype to "FILE.npy", or to one dataset of an HDF5 file:
  * "FILE.h5" (dataset `dataset`) or "FILE.h5:/path" (the path wins; groups
  * created).  An existing FILE.h5 keeps every other dataset, group and
@@ -66,7 +82,7 @@ int mk_tensor_check_output(const char *out, const char *dataset, const char *con
  * max_memory (0 = MK_DEFAULT_MAX_MEMORY); `what` names it in errors. */
 int mk_tensor_new(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_memory,
 		  const char *what, mk_tensor *out);
-void mk_tensor_release(mk_tensor *t); /* frees data, zeroes *t; NULL-safe */
+void mk_tensor_release(mk_tensor *t); /* frees data (or unmaps it), zeroes *t; NULL-safe */
 /* Elements, the product of the dims (checked when the tensor was made). */
 uint64_t mk_tensor_count(const mk_tensor *t);
 /* "(2, 8, 128, 64)" into buf. */

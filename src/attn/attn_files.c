@@ -33,7 +33,8 @@ static int files_read(const char *const files[3], files_job *j)
 	int ret;
 
 	for (int k = 0; k < 3; k++)
-		if ((ret = mk_tensor_read(files[k], j->o->bind.max_memory, &j->qkv[k])))
+		if ((ret = (j->o->map_inputs ? mk_tensor_read_mapped : mk_tensor_read)(
+			     files[k], j->o->bind.max_memory, &j->qkv[k])))
 			return ret;
 	/* K and V alike; Q as they are but for its number of rows */
 	for (int k = 1; k < 3; k++) {

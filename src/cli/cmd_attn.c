@@ -154,6 +154,8 @@ static int attn_exec(void *opts, const cli_args *a)
 	if (!cli_given(a, "kernel"))
 		o->f.kernel = o->f.mask ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE;
 	o->f.backend = attn_backends[o->backend];
+	/* main.c names a mapped input truncated under us (SIGBUS) */
+	o->f.map_inputs = true;
 	if ((ret = mk_attn_files_run((const char *const *)a->argv, &o->f, &r)))
 		return ret;
 	ret = mk_emit(stdout, o->json ? MK_EMIT_JSON : MK_EMIT_TEXT, &mk_attn_files_record, &r, 1,
@@ -190,7 +192,9 @@ const struct mk_cmd mk_cmd_attn = {
 "A row of the mask with no entry gives a zero row of O (and of pi); their\n"
 "number is reported.  Outputs are written to a temporary file and renamed,\n"
 "so a failure leaves an existing file intact.  An output that would\n"
-"overwrite an input (the same .npy file, or the same dataset) is refused.\n",
+"overwrite an input (the same .npy file, or the same dataset) is refused.\n"
+"float32 .npy inputs over 4 MiB are mapped, not copied: one that another\n"
+"program truncates while attn runs ends it (exit 2, nothing written).\n",
 	.examples =
 "  maskkit attn q.npy k.npy v.npy -o o.npy\n"
 "  maskkit attn q1.npy kcache.npy vcache.npy --mask causal -o o.npy   # decoding\n"

@@ -244,8 +244,35 @@ static void mk_main_on_signal(int sig)
 	raise(sig); /* delivered when the handler returns: the signal is blocked in it */
 }
 
+/* `maskkit attn` maps its inputs (mk_tensor_read_mapped): a file another
+ * program truncates while it is in use raises SIGBUS where a missing page
+ * is touched.  That is a bad input, not a crash: one line naming the file,
+ * the temporary files removed, exit 2.  Any other SIGBUS is a crash as
+ * before. */
+static void mk_main_on_sigbus(int sig, siginfo_t *info, void *ctx)
+{
+	static const char *const parts[] = {"maskkit: '", NULL,
+		"' shrank while it was in use (another program truncated it); nothing "
+		"was written\n"};
+	const char *file = info ? mk_tensor_mapped_file(info->si_addr) : NULL;
+
+	(void)ctx;
+	if (!file) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	mk_cleanup_run(SIGTERM);
+	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+		const char *p = parts[k] ? parts[k] : file;
+		(void)!write(STDERR_FILENO, p, strlen(p));
+	}
+	_exit(MK_EXIT_USER);
+}
+
 static void mk_main_signals(void)
 {
+	struct sigaction bus = {.sa_sigaction = mk_main_on_sigbus, .sa_flags = SA_SIGINFO};
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 	struct sigaction sa = {.sa_handler = mk_main_on_signal}, old;
 
@@ -257,6 +284,8 @@ static void mk_main_signals(void)
 		/* one ignored by whoever started us (nohup) stays ignored */
 		if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
 			sigaction(sigs[k], &sa, NULL);
+	sigemptyset(&bus.sa_mask);
+	sigaction(SIGBUS, &bus, NULL);
 	/* past a file size limit (ulimit -f) a write then fails with EFBIG and
 	 * is reported like a full disk, instead of killing the process */
 	signal(SIGXFSZ, SIG_IGN);

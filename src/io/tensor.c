@@ -25,6 +25,7 @@
 #include "tensor.h"
 #include "h5util.h"
 #include "internal.h"
+#include "tensor_map.h"
 
 #define TENSOR_CHUNK 4096 /* elements converted per step when reading */
 
@@ -104,7 +105,10 @@ void mk_tensor_release(mk_tensor *t)
 {
 	if (!t)
 		return;
-	free(t->data);
+	if (t->map)
+		mk_tensor_unmap(t);
+	else
+		free(t->data);
 	memset(t, 0, sizeof *t);
 }
 
@@ -347,7 +351,26 @@ static int tensor_npy_data(FILE *f, const char *path, bool swap, mk_tensor *t, b
 	return ret;
 }
 
-static int tensor_read_npy(const char *path, uint64_t max_memory, mk_tensor *out)
+/* A float32 file in the host's order and C order, above TENSOR_PIECE,
+ * mapped (tensor_map.c) with its values checked: whether it was. */
+static bool tensor_npy_mapped(FILE *f, const mk_npy *h, mk_tensor *t, bool *checked)
+{
+	bool bad;
+
+	memset(t, 0, sizeof *t);
+	t->rank = h->ndim;
+	memcpy(t->dims, h->shape, (size_t)h->ndim * sizeof *h->shape);
+	t->dtype = MK_DTYPE_F32;
+	if (mk_tensor_count(t) * sizeof(float) <= TENSOR_PIECE ||
+	    !mk_tensor_map_npy(f, h->path, h->offset, t, &bad)) {
+		memset(t, 0, sizeof *t);
+		return false;
+	}
+	*checked = !bad; /* else tensor_check_finite finds which */
+	return true;
+}
+
+static int tensor_read_npy(const char *path, uint64_t max_memory, bool map, mk_tensor *out)
 {
 	mk_npy h;
 	mk_dtype dtype = MK_DTYPE_F32;
@@ -370,6 +393,9 @@ static int tensor_read_npy(const char *path, uint64_t max_memory, mk_tensor *out
 	snprintf(what, sizeof what, "%" PRIu64 " '%s' values", count, h.descr);
 	if (ret == MK_OK)
 		ret = mk_npy_check_size(&h, f, count * (dtype == MK_DTYPE_F64 ? 8 : 4), what);
+	if (ret == MK_OK && map && dtype == MK_DTYPE_F32 && !swap && !h.fortran &&
+	    tensor_npy_mapped(f, &h, out, &checked))
+		goto check;
 	if (ret == MK_OK)
 		ret = tensor_new(h.ndim, h.shape, dtype, max_memory, path, false, out);
 	if (ret == MK_OK && h.fortran) /* read it as the file holds it */
@@ -381,6 +407,7 @@ static int tensor_read_npy(const char *path, uint64_t max_memory, mk_tensor *out
 		memcpy(out->dims, h.shape, (size_t)h.ndim * sizeof *h.shape);
 		ret = tensor_unfortran(out);
 	}
+check:
 	if (ret == MK_OK && dtype == MK_DTYPE_F32 && !checked)
 		ret = tensor_check_finite(out, path);
 	if (ret)
@@ -551,7 +578,7 @@ int mk_tensor_spec(const char *spec, char **file, const char **dataset, mk_forma
 	return MK_OK;
 }
 
-int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out)
+static int tensor_read(const char *spec, uint64_t max_memory, bool map, mk_tensor *out)
 {
 	const char *dataset;
 	char *file = NULL;
@@ -561,9 +588,19 @@ int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out)
 	memset(out, 0, sizeof *out);
 	ret = mk_tensor_spec(spec, &file, &dataset, &fmt);
 	if (ret == MK_OK && fmt == MK_FMT_NPY)
-		ret = tensor_read_npy(file, max_memory, out);
+		ret = tensor_read_npy(file, max_memory, map, out);
 	else if (ret == MK_OK)
 		ret = tensor_read_h5(file, dataset, max_memory, out);
 	free(file);
 	return ret;
+}
+
+int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out)
+{
+	return tensor_read(spec, max_memory, false, out);
+}
+
+int mk_tensor_read_mapped(const char *spec, uint64_t max_memory, mk_tensor *out)
+{
+	return tensor_read(spec, max_memory, true, out);
 }

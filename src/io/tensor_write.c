@@ -15,7 +15,6 @@
  * HDF5 is refused rather than replaced, and so is replacing a group; the
  * copy is read back before it replaces FILE.h5 (see tensor_h5_verify).
  */
-#define _GNU_SOURCE /* sync_file_range */
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +27,7 @@
 #include "tensor.h"
 #include "h5util.h"
 #include "h5write.h"
+#include "flusher.h"
 #include "internal.h"
 
 #define TENSOR_CHUNK 4096            /* elements converted per step */
@@ -64,39 +64,43 @@ static int tensor_npy_put(FILE *f, const float *x, uint64_t count, mk_dtype dtyp
 	return MK_OK;
 }
 
-/* Hands what the producer made so far to the file and starts its write-back
- * to the disk, which then proceeds while the next part is made: the fsync
- * that ends the atomic write waits only for the last part.  Where there is
- * no file (a pipe) sync_file_range fails and nothing is lost. */
+/* Hands each part the producer makes to the flusher (flusher.c), which
+ * writes it and makes it durable while the next part is made: the fsync
+ * that ends the atomic write then waits for the last part only.  float64
+ * (converted on the way) and a flusher that cannot start: written here. */
 static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 {
 	uint64_t count = mk_tensor_count(job->t), ready = *done;
-	size_t bytes = job->dtype == MK_DTYPE_F64 ? sizeof(double) : sizeof(float);
-	int ret;
+	mk_flusher *fl = NULL;
+	int ret = MK_OK, err, saved;
 
+	if (job->dtype == MK_DTYPE_F32 && fflush(f) == 0)
+		fl = mk_flusher_start(fileno(f), job->t->data);
 	while (*done < count) {
-		long at = ftell(f);
 		if ((ret = job->produce(job->arg, &ready))) {
 			job->produce_failed = true;
-			return ret;
+			break;
 		}
-		if (ready <= *done || ready > count)
-			return mk_error_set(MK_EINTERNAL, "a tensor's producer made no progress "
-					    "(%" PRIu64 " of %" PRIu64 " elements)", ready, count);
-		if (tensor_npy_put(f, job->t->data + *done, ready - *done, job->dtype) ||
-		    fflush(f) != 0)
-			return MK_ESYS;
-#ifdef SYNC_FILE_RANGE_WRITE
-		if (at >= 0)
-			(void)sync_file_range(fileno(f), (off_t)at, (off_t)((ready - *done) * bytes),
-					      SYNC_FILE_RANGE_WRITE);
-#else
-		(void)at;
-		(void)bytes;
-#endif
+		if (ready <= *done || ready > count) {
+			ret = mk_error_set(MK_EINTERNAL, "a tensor's producer made no progress "
+					   "(%" PRIu64 " of %" PRIu64 " elements)", ready, count);
+			break;
+		}
+		if (fl)
+			mk_flusher_hand(fl, (size_t)ready * sizeof(float));
+		else if (tensor_npy_put(f, job->t->data + *done, ready - *done, job->dtype)) {
+			ret = MK_ESYS;
+			break;
+		}
 		*done = ready;
 	}
-	return MK_OK;
+	saved = errno; /* a failed write's, for the caller's message */
+	if (fl && (err = mk_flusher_stop(fl)) && ret == MK_OK) {
+		errno = err;
+		return MK_ESYS;
+	}
+	errno = saved;
+	return ret;
 }
 
 static int tensor_write_npy(struct tensor_job *job, const char *tmp)

@@ -1,0 +1,21 @@
+# An input that attn maps (src/io/tensor_map.c) truncated by another program
+# while the kernel runs raises SIGBUS where the data is touched: one line
+# naming the file, exit 2, no output and no temporary file left.  8 heads of
+# 8192 x 64 zeros take about a second; q.npy is cut once the temporary
+# output exists (the inputs are mapped by then).
+. "$(dirname "$0")/../npy.sh"
+for t in q k v; do npy $t.npy '<f4' '(8, 8192, 64)' 16777216; done
+"$MASKKIT" attn q.npy k.npy v.npy -o o.npy --backend cpu >out 2>err &
+pid=$!
+i=0
+until ls o.npy.tmp.* >/dev/null 2>&1; do
+	kill -0 $pid 2>/dev/null || { echo "attn ended before its output began"; exit 1; }
+	i=$((i + 1))
+	[ $i -le 3000 ] || { echo "no temporary output after 30 s"; kill $pid; exit 1; }
+	sleep 0.01
+done
+truncate -s 1000 q.npy
+wait $pid
+echo "exit $?"
+cat err
+ls ./*.npy*
