@@ -190,6 +190,38 @@ static void mk_main_blas_env(void)
 #endif
 }
 
+/* Threads that wait for work by spinning take the CPU from the threads that
+ * have work when the machine is busy (a shared CI runner, a laptop): a
+ * straggler's core is then shared three ways.  So OpenMP waits passively,
+ * unless the user chose otherwise (OMP_WAIT_POLICY or GOMP_SPINCOUNT set).
+ * libgomp reads its variables once, in a constructor, and glibc resets the
+ * environment after the executable's own earliest code (.preinit_array)
+ * has run.  Where the program links libgomp.a (configure), libgomp's
+ * constructor is one of the program's and runs after this one (priority
+ * 101 comes first), after libc's: the variable is set here, in place.  With
+ * the shared libgomp, already initialised by then, it takes running again,
+ * once (MASKKIT_THREADS_SET), at the cost of a process start (2 ms;
+ * docs/performance.md), which the paths that start no thread skip
+ * (mk_main_thread_free).  OpenBLAS's settings need neither (above). */
+static bool mk_main_wait_policy_set(void)
+{
+	return getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT");
+}
+
+#if MK_STATIC_GOMP
+__attribute__((constructor(101))) static void mk_main_omp_env(void)
+{
+	if (!mk_main_wait_policy_set())
+		setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+}
+
+static void mk_main_threads(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	mk_main_blas_env();
+}
+#else
 /* Whether the command line only prints the version, a usage or an error
  * about the command's name: these paths start no thread and call no BLAS,
  * so the thread settings below change nothing for them and the restart
@@ -210,30 +242,20 @@ static bool mk_main_thread_free(int argc, char **argv)
 	return true; /* an unknown command: only its error is printed */
 }
 
-/* Threads that wait for work by spinning take the CPU from the threads that
- * have work when the machine is busy (a shared CI runner, a laptop): a
- * straggler's core is then shared three ways.  So OpenMP waits passively,
- * unless the user chose otherwise.  libgomp, which the program links (the
- * compiler calls it), reads its variables once, before main(), and glibc
- * resets the environment after the executable's own earliest code
- * (.preinit_array) has run: setting them takes running again, once
- * (MASKKIT_THREADS_SET), at the cost of a process start (about 3 ms now that
- * HDF5, MPI and OpenBLAS are loaded on first use; docs/performance.md),
- * which the paths that start no thread skip (mk_main_thread_free): it would
- * double their time.  OpenBLAS's settings need no restart (above). */
 static void mk_main_threads(int argc, char **argv)
 {
 	mk_main_blas_env();
 	if (getenv("MASKKIT_THREADS_SET") || mk_main_thread_free(argc, argv))
 		return;
-	if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") ||
-	    setenv("OMP_WAIT_POLICY", "PASSIVE", 1) || setenv("MASKKIT_THREADS_SET", "1", 1))
+	if (mk_main_wait_policy_set() || setenv("OMP_WAIT_POLICY", "PASSIVE", 1) ||
+	    setenv("MASKKIT_THREADS_SET", "1", 1))
 		return;
 	execv("/proc/self/exe", argv);
 	/* no /proc: go on as we are; only the threads' waiting differs */
 	fprintf(stderr, "maskkit: warning: cannot restart with the thread settings: %s\n",
 		strerror(errno));
 }
+#endif
 
 /* An interrupted command leaves no temporary file: the library removes
  * them (and stops gnuplot), then the signal does what it would have done. */
