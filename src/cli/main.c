@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,7 @@ static void mk_main_on_sigbus(int sig, siginfo_t *info, void *ctx)
 	static const char *const parts[] = {"maskkit: '", NULL,
 		"' shrank while it was in use (another program truncated it); nothing "
 		"was written\n"};
+	static atomic_int taken;
 	const char *file = info ? mk_tensor_mapped_file(info->si_addr) : NULL;
 
 	(void)ctx;
@@ -284,6 +286,11 @@ static void mk_main_on_sigbus(int sig, siginfo_t *info, void *ctx)
 		raise(sig);
 		return;
 	}
+	/* every thread that touches the file faults: one cleans up and
+	 * speaks, the others wait for its _exit */
+	if (atomic_exchange(&taken, 1))
+		for (;;)
+			pause();
 	mk_cleanup_run(SIGTERM);
 	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
 		const char *p = parts[k] ? parts[k] : file;
@@ -306,7 +313,8 @@ static void mk_main_signals(void)
 		/* one ignored by whoever started us (nohup) stays ignored */
 		if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
 			sigaction(sigs[k], &sa, NULL);
-	sigemptyset(&bus.sa_mask);
+	/* the other handlers' cleanup waits for this one's exit */
+	bus.sa_mask = sa.sa_mask;
 	sigaction(SIGBUS, &bus, NULL);
 	/* past a file size limit (ulimit -f) a write then fails with EFBIG and
 	 * is reported like a full disk, instead of killing the process */

@@ -100,13 +100,17 @@ fail_mutex:
 	return NULL;
 }
 
-void mk_flusher_hand(mk_flusher *f, size_t upto)
+int mk_flusher_hand(mk_flusher *f, size_t upto)
 {
+	int err;
+
 	pthread_mutex_lock(&f->lock);
 	if (upto > f->handed)
 		f->handed = upto;
+	err = f->err;
 	pthread_cond_signal(&f->wake);
 	pthread_mutex_unlock(&f->lock);
+	return err;
 }
 
 int mk_flusher_stop(mk_flusher *f)

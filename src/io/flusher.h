@@ -11,8 +11,10 @@ typedef struct mk_flusher mk_flusher;
  * offset on, as it is handed over, and syncs it.  NULL when no thread can
  * be started: the caller then writes it itself. */
 mk_flusher *mk_flusher_start(int fd, const void *base);
-/* base[0 .. upto) is final and may be written (upto only grows). */
-void mk_flusher_hand(mk_flusher *f, size_t upto);
+/* base[0 .. upto) is final and may be written (upto only grows).  0, or
+ * the errno of a write or sync that failed already: the caller stops making
+ * parts that cannot be written. */
+int mk_flusher_hand(mk_flusher *f, size_t upto);
 /* Waits until all that was handed is written, and ends the thread; 0, or
  * the errno of the first write or sync that failed (after a failed sync a
  * later one may not report the lost data again).  The caller's own fsync

@@ -104,6 +104,10 @@ bool mk_tensor_map_npy(FILE *f, const char *path, uint64_t offset, mk_tensor *t,
 	void *m;
 
 	*bad = false;
+	/* numpy pads its headers to 64 bytes; data at another offset would be
+	 * misaligned floats (and vectors): read it instead */
+	if (offset % 64 != 0)
+		return false;
 	/* the stream has read the header; the mapping reads the file itself */
 	m = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0);
 	if (m == MAP_FAILED)

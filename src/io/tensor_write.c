@@ -86,9 +86,12 @@ static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 					   "(%" PRIu64 " of %" PRIu64 " elements)", ready, count);
 			break;
 		}
-		if (fl)
-			mk_flusher_hand(fl, (size_t)ready * sizeof(float));
-		else if (tensor_npy_put(f, job->t->data + *done, ready - *done, job->dtype)) {
+		if (fl) {
+			/* a write that failed ends the making: mk_flusher_stop
+			 * reports it below */
+			if (mk_flusher_hand(fl, (size_t)ready * sizeof(float)))
+				break;
+		} else if (tensor_npy_put(f, job->t->data + *done, ready - *done, job->dtype)) {
 			ret = MK_ESYS;
 			break;
 		}
