@@ -37,7 +37,8 @@ typedef struct mk_tensor {
  * than max_memory, 0 = MK_DEFAULT_MAX_MEMORY). */
 int mk_tensor_read(const char *spec, uint64_t max_memory, mk_tensor *out);
 /* mk_tensor_read, but a .npy file of float32 in the host's byte order and C
- * order, above 4 MiB, is mapped (MAP_PRIVATE) rather than copied: no copy,
+ * order, above 4 MiB, its data 64-byte aligned in the file (numpy pads its
+ * headers so), is mapped (MAP_PRIVATE) rather than copied: no copy,
  * and no fresh memory to fault in (a third of `maskkit attn`'s time outside
  * its kernel at n = 4096; docs/performance.md).  Writing to data changes
  * only the copy in memory.  The catch: the file is read as the program
