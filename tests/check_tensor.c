@@ -301,7 +301,8 @@ END_TEST
 
 /* mk_tensor_read_mapped maps a large float32 file (tensor_map.c): the same
  * values, its errors, a private copy when written, the file named for an
- * address in it; small and float64 files are read as before. */
+ * address in it; float64 and misaligned data are read as before (small
+ * files too: the attn CLI cases). */
 START_TEST(mapped_reads)
 {
 	const int64_t dims[3] = {3, 1000, 1001};
@@ -340,12 +341,6 @@ START_TEST(mapped_reads)
 	ck_assert_int_eq(mk_tensor_read_mapped(at("m.npy"), 0, &b), MK_OK);
 	ck_assert_ptr_null(b.map);
 	ck_assert_mem_eq(a.data, b.data, mk_tensor_count(&a) * sizeof(float));
-	mk_tensor_release(&b);
-	npy_put(at("m.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-		a.data, 24);
-	ck_assert_int_eq(mk_tensor_read_mapped(at("m.npy"), 0, &b), MK_OK);
-	ck_assert_ptr_null(b.map); /* 24 bytes: read */
-	ck_assert_mem_eq(a.data, b.data, 24);
 	mk_tensor_release(&a);
 	mk_tensor_release(&b);
 }

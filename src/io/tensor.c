@@ -351,25 +351,6 @@ static int tensor_npy_data(FILE *f, const char *path, bool swap, mk_tensor *t, b
 	return ret;
 }
 
-/* A float32 file in the host's order and C order, above TENSOR_PIECE,
- * mapped (tensor_map.c) with its values checked: whether it was. */
-static bool tensor_npy_mapped(FILE *f, const mk_npy *h, mk_tensor *t, bool *checked)
-{
-	bool bad;
-
-	memset(t, 0, sizeof *t);
-	t->rank = h->ndim;
-	memcpy(t->dims, h->shape, (size_t)h->ndim * sizeof *h->shape);
-	t->dtype = MK_DTYPE_F32;
-	if (mk_tensor_count(t) * sizeof(float) <= TENSOR_PIECE ||
-	    !mk_tensor_map_npy(f, h->path, h->offset, t, &bad)) {
-		memset(t, 0, sizeof *t);
-		return false;
-	}
-	*checked = !bad; /* else tensor_check_finite finds which */
-	return true;
-}
-
 static int tensor_read_npy(const char *path, uint64_t max_memory, bool map, mk_tensor *out)
 {
 	mk_npy h;
@@ -394,7 +375,7 @@ static int tensor_read_npy(const char *path, uint64_t max_memory, bool map, mk_t
 	if (ret == MK_OK)
 		ret = mk_npy_check_size(&h, f, count * (dtype == MK_DTYPE_F64 ? 8 : 4), what);
 	if (ret == MK_OK && map && dtype == MK_DTYPE_F32 && !swap && !h.fortran &&
-	    tensor_npy_mapped(f, &h, out, &checked))
+	    mk_tensor_map_npy(f, &h, out, &checked))
 		goto check;
 	if (ret == MK_OK)
 		ret = tensor_new(h.ndim, h.shape, dtype, max_memory, path, false, out);

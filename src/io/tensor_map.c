@@ -27,6 +27,7 @@
 #define MAP_SLOTS 32          /* tensors mapped at once; more are read */
 #define MAP_PATH_MAX 512      /* a longer path is named by its end */
 #define MAP_CHECK_PIECE ((size_t)1 << 20) /* floats per NaN-check task */
+#define MAP_MIN_BYTES ((size_t)4 << 20) /* smaller files are read: one copy is cheap */
 
 /* lo and hi are set last (and cleared first) with release stores, so a
  * handler that sees a range sees its path. */
@@ -98,15 +99,15 @@ static bool map_nonfinite(const float *x, size_t count)
 	return hit != 0;
 }
 
-bool mk_tensor_map_npy(FILE *f, const char *path, uint64_t offset, mk_tensor *t, bool *bad)
+/* Maps t's float32 data, offset bytes into f: whether it could. */
+static bool map_data(FILE *f, const char *path, uint64_t offset, mk_tensor *t)
 {
 	size_t count = (size_t)mk_tensor_count(t), bytes = (size_t)offset + count * sizeof(float);
 	void *m;
 
-	*bad = false;
 	/* numpy pads its headers to 64 bytes; data at another offset would be
 	 * misaligned floats (and vectors): read it instead */
-	if (offset % 64 != 0)
+	if (offset % 64 != 0 || count * sizeof(float) <= MAP_MIN_BYTES)
 		return false;
 	/* the stream has read the header; the mapping reads the file itself */
 	m = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0);
@@ -119,7 +120,20 @@ bool mk_tensor_map_npy(FILE *f, const char *path, uint64_t offset, mk_tensor *t,
 	t->map = m;
 	t->map_bytes = bytes;
 	t->data = (float *)((char *)m + offset);
-	*bad = map_nonfinite(t->data, count);
+	return true;
+}
+
+bool mk_tensor_map_npy(FILE *f, const mk_npy *h, mk_tensor *t, bool *checked)
+{
+	memset(t, 0, sizeof *t);
+	t->rank = h->ndim;
+	memcpy(t->dims, h->shape, (size_t)h->ndim * sizeof *h->shape);
+	t->dtype = MK_DTYPE_F32;
+	if (!map_data(f, h->path, h->offset, t)) {
+		memset(t, 0, sizeof *t);
+		return false;
+	}
+	*checked = !map_nonfinite(t->data, (size_t)mk_tensor_count(t));
 	return true;
 }
 

@@ -6,13 +6,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tensor.h"
+#include "internal.h"
 
-/* Maps t's float32 data, which lies at offset in the open file f (path) and
- * takes the size t's dims give (checked against the file's size already),
- * and checks it for NaN and Inf (*bad).  false: the file could not be
- * mapped (a file system without mmap, too many mappings) and t is as it
- * was: read it instead. */
-bool mk_tensor_map_npy(FILE *f, const char *path, uint64_t offset, mk_tensor *t, bool *bad);
+/* A float32 .npy in the host's byte order and C order whose header h was
+ * read from the open file f, above 4 MiB and its data 64-byte aligned,
+ * mapped into t (rank, dims and dtype from h) and checked for NaN and Inf:
+ * *checked when none is there (else the caller's check names the first).
+ * false: not mapped (smaller, misaligned, a file system without mmap, too
+ * many mappings) and t zeroed: read it instead. */
+bool mk_tensor_map_npy(FILE *f, const mk_npy *h, mk_tensor *t, bool *checked);
 /* Unmaps a mapped tensor's data. */
 void mk_tensor_unmap(mk_tensor *t);
 
