@@ -111,18 +111,9 @@ static int64_t cpu_empty_rows(const float *f, int64_t n)
 
 /* Finite inputs can still give scores beyond float32 (q.k over 3.4e38):
  * an error, never NaN in the output. */
-#define CPU_FINITE_CHUNK ((size_t)1 << 16)
-
 static int cpu_check_finite(const float *o, size_t count)
 {
-	int bad = 0;
-
-	/* a slice that runs alone is checked by every thread: one thread
-	 * scanning it left the other idle (measured) */
-#pragma omp parallel for reduction(| : bad) if (count > CPU_FINITE_CHUNK && !mk_attn_in_parallel())
-	for (size_t c = 0; c < count; c += CPU_FINITE_CHUNK)
-		bad |= mk_floats_nonfinite(o + c, count - c < CPU_FINITE_CHUNK ? count - c : CPU_FINITE_CHUNK);
-	return bad ? cpu_overflow() : MK_OK;
+	return mk_floats_nonfinite_all(o, count) ? cpu_overflow() : MK_OK;
 }
 
 /* The compute type of later runs (mk_attn_configure), process-wide as the

@@ -5,6 +5,9 @@
 #include <string.h>
 #include "core.h"
 #include "internal.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static const char *const dtype_names[] = {
 	[MK_DTYPE_NONE] = "none",
@@ -102,5 +105,22 @@ bool mk_floats_nonfinite(const float *x, size_t count)
 		memcpy(&u, x + e, sizeof u);
 		hit |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
 	}
+	return hit != 0;
+}
+
+#define FLOATS_PIECE ((size_t)1 << 20) /* floats per thread's task */
+
+bool mk_floats_nonfinite_all(const float *x, size_t count)
+{
+	int hit = 0;
+
+	/* one thread scanning a large output or input left the others
+	 * waiting (measured); inside a parallel region, this thread alone */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic) reduction(| : hit) \
+	if (count > FLOATS_PIECE && !omp_in_parallel())
+#endif
+	for (size_t c = 0; c < count; c += FLOATS_PIECE)
+		hit |= mk_floats_nonfinite(x + c, count - c < FLOATS_PIECE ? count - c : FLOATS_PIECE);
 	return hit != 0;
 }

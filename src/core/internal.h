@@ -25,6 +25,9 @@ float mk_half_to_float(uint16_t h);
 /* Whether any of count floats is NaN or infinite (dtype.c); callers find
  * which, if they need to, by a plain loop. */
 bool mk_floats_nonfinite(const float *x, size_t count);
+/* The same over every thread, in pieces, where count is large and no
+ * parallel region runs yet. */
+bool mk_floats_nonfinite_all(const float *x, size_t count);
 
 /* "1.5 GiB" and the like into buf (error.c). */
 void mk_format_bytes(uint64_t b, char *buf, size_t len);

@@ -26,7 +26,6 @@
 
 #define MAP_SLOTS 32          /* tensors mapped at once; more are read */
 #define MAP_PATH_MAX 512      /* a longer path is named by its end */
-#define MAP_CHECK_PIECE ((size_t)1 << 20) /* floats per NaN-check task */
 #define MAP_MIN_BYTES ((size_t)4 << 20) /* smaller files are read: one copy is cheap */
 
 /* lo and hi are set last (and cleared first) with release stores, so a
@@ -85,20 +84,6 @@ const char *mk_tensor_mapped_file(const void *addr)
 	return NULL;
 }
 
-/* NaN and Inf anywhere in x[0 .. count), the threads over pieces. */
-static bool map_nonfinite(const float *x, size_t count)
-{
-	int64_t pieces = (int64_t)((count + MAP_CHECK_PIECE - 1) / MAP_CHECK_PIECE);
-	int hit = 0;
-
-#pragma omp parallel for schedule(dynamic) reduction(| : hit) if (pieces > 1)
-	for (int64_t k = 0; k < pieces; k++) {
-		size_t from = (size_t)k * MAP_CHECK_PIECE, len = count - from;
-		hit |= mk_floats_nonfinite(x + from, len < MAP_CHECK_PIECE ? len : MAP_CHECK_PIECE);
-	}
-	return hit != 0;
-}
-
 /* Maps t's float32 data, offset bytes into f: whether it could. */
 static bool map_data(FILE *f, const char *path, uint64_t offset, mk_tensor *t)
 {
@@ -133,7 +118,7 @@ bool mk_tensor_map_npy(FILE *f, const mk_npy *h, mk_tensor *t, bool *checked)
 		memset(t, 0, sizeof *t);
 		return false;
 	}
-	*checked = !map_nonfinite(t->data, (size_t)mk_tensor_count(t));
+	*checked = !mk_floats_nonfinite_all(t->data, (size_t)mk_tensor_count(t));
 	return true;
 }
 
