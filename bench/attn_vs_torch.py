@@ -20,10 +20,15 @@ file, -i; to torch and numpy as tensors):
     what _compile=True did), flex_attention
     compiled with torch.compile for the shape (dynamic=False);
   * numpy: softmax(Q K^T / sqrt(d)) V dense, float32 (n <= 4096).
-Each timer runs --reps times per round and the rounds alternate between
-maskkit and its peers (--rounds), so a disturbance of the machine falls on
-both; the table gives medians over all rounds and the ratio maskkit / peer
-(below 1: maskkit faster).
+maskkit and its peer alternate run by run: bench_attn serves in a process of
+its own (-s: it runs the kernel each line of its stdin names and answers
+with the seconds), and each of the --rounds x --reps runs of a kernel is
+paired with one run of its peer right after or before it (the order swaps
+every pair), after one warm-up run of each: this host's speed moves by
+tens of percent from one minute to the next, and timed a few seconds apart
+the two sides would meet different machines.  The table gives the medians
+of all runs, their ratio maskkit / peer (below 1: maskkit faster), and the
+quartiles of the pairs' own ratios.
 
 The machine's bounds are measured in the same run, each the best of several
 readings: the sgemm peak (OpenBLAS, what maskkit links, through bench_attn
@@ -85,15 +90,30 @@ def bench(*args):
                           text=True, env=BENCH_ENV).stdout
 
 
-def maskkit_round(n, d, heads, reps, expr, tile, qkv):
-    """{kernel: (median seconds, tile density)} of one bench_attn run."""
-    got = {}
-    for line in bench("-i", qkv, n, d, heads, tile, reps, "softmax", expr, "dense", "masked",
-                      "block").splitlines():
-        m = LINE.match(line)
-        if m:
-            got[m.group(1)] = (float(m.group(4)), float(m.group(2)))
-    return got
+class Server:
+    """bench_attn -s on one shape: one kernel run per call, in seconds."""
+
+    def __init__(self, n, d, heads, expr, tile, qkv):
+        self.p = subprocess.Popen([BENCH, "-s", "-i", qkv, *(str(a) for a in (n, d, heads, tile)),
+                                   "1", "softmax", expr], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=BENCH_ENV)
+        m = re.match(r"density ([\d.]+)", self.p.stdout.readline())
+        if not m:
+            raise RuntimeError(f"bench_attn -s: no density line (exit {self.p.wait()})")
+        self.density = float(m.group(1))
+
+    def run(self, kernel):
+        self.p.stdin.write(kernel + "\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError(f"bench_attn -s: {kernel}: no answer (exit {self.p.wait()})")
+        return float(line)
+
+    def close(self):
+        self.p.stdin.close()
+        if self.p.wait():
+            raise RuntimeError(f"bench_attn -s: exit {self.p.returncode}")
 
 
 def seconds(fn):
@@ -218,9 +238,9 @@ class TorchPeers:
             print(f"FlexAttention unavailable on the CPU here: {e}", file=sys.stderr)
             self.fns.pop("block", None)
 
-    def round(self, reps):
+    def once(self, name):
         with self.torch.inference_mode():
-            return {name: timed(fn, reps) for name, fn in self.fns.items()}
+            return seconds(self.fns[name])
 
 
 def intensity(n, rho, tile):
@@ -277,25 +297,41 @@ def run_shape(args, torch, n, d, mask, mask_mod, tmp):
         for x in (q, k, v):
             f.write(np.ascontiguousarray(x).tobytes())
     peers = TorchPeers(torch, q, k, v, mask, mask_mod) if torch else None
-    mine, theirs, numpy_t, density = {}, {}, [], 1.0
-    for _ in range(args.rounds):
-        for name, (t, rho) in maskkit_round(n, d, args.heads, args.reps, args.mask, args.tile,
-                                            qkv).items():
-            mine.setdefault(name, []).append(t)
-            density = rho if name == "block" else density
-        if peers:
-            for name, ts in peers.round(args.reps).items():
-                theirs.setdefault(name, []).extend(ts)
+    srv = Server(n, d, args.heads, args.mask, args.tile, qkv)
+    kernels = ("dense", "masked", "block")
+    mine, theirs, pairs, numpy_t = {}, {}, {}, []
+    for name in kernels:  # the warm-up of both sides
+        srv.run(name)
+        if peers and name in peers.fns:
+            peers.once(name)
+    for r in range(args.rounds):
+        for rep in range(args.reps):
+            for name in kernels:
+                peer = peers and name in peers.fns
+                first = (rep + r) % 2 == 0 or not peer  # the order swaps pair by pair
+                time.sleep(0.005)  # the other side's threads go to sleep
+                t = srv.run(name) if first else peers.once(name)
+                time.sleep(0.005)
+                u = peers.once(name) if first and peer else srv.run(name) if peer else None
+                mt, pt = (t, u) if first else (u, t)
+                mine.setdefault(name, []).append(mt)
+                if peer:
+                    theirs.setdefault(name, []).append(pt)
+                    pairs.setdefault(name, []).append(mt / pt)
         if n <= 4096:
             numpy_t.extend(timed(lambda: numpy_attention(q, k, v), max(1, args.reps // 3)))
+    srv.close()
+    density = srv.density
     m = SPLIT.search(bench("-i", qkv, "split", n, d, args.heads, args.reps))
     split = tuple(float(x) for x in m.groups())
     med = {name: statistics.median(ts) for name, ts in mine.items()}
     peer = {name: statistics.median(ts) for name, ts in theirs.items()}
     if numpy_t:
         peer["numpy"] = statistics.median(numpy_t)
+    quart = {name: statistics.quantiles(rs, n=4)[::2] for name, rs in pairs.items()
+             if len(rs) > 1}
     return {"n": n, "d": d, "mine": med, "peer": peer, "split": split, "qkv": (q, k, v),
-            "density": density, "flex_err": peers.flex_err if peers else None}
+            "density": density, "quartiles": quart, "flex_err": peers.flex_err if peers else None}
 
 
 PEER_NAME = {"dense": "SDPA", "masked": "SDPA+mask", "block": "FlexAttention",
@@ -304,16 +340,17 @@ PEER_NAME = {"dense": "SDPA", "masked": "SDPA+mask", "block": "FlexAttention",
 
 def print_times(args, shapes, peak, bw):
     print(f"\nfloat32, [1, {args.heads}, n, d], {args.threads} threads, mask "
-          f"'{args.mask}' (masked, block), medians of {args.rounds} rounds x {args.reps}")
+          f"'{args.mask}' (masked, block), medians of {args.rounds * args.reps} runs, each "
+          "paired with a run of its peer")
     print("columns: maskkit s and peer s, the medians; ratio = maskkit s / peer s (below 1: "
-          "maskkit faster);\n  GFLOP/s = the work maskkit's kernel does over its time: 4 heads "
+          "maskkit faster);\n  pairs = the quartiles of the pairs' own ratios; GFLOP/s = the work maskkit's kernel does over its time: 4 heads "
           "n^2 d for dense and masked\n  (masked visits every block), that times the tile "
           f"density (--tile {args.tile}) for block;\n  of sgemm = GFLOP/s over the OpenBLAS "
           f"sgemm peak ({peak:.1f}); of roof = over the roofline,\n  min(peak, intensity x "
           f"{bw:.1f} GB/s), intensity as in the split below ({QUERY_TILE}-query tiles for "
           f"dense and masked, {args.tile} for block)")
     print(f"{'n':>5} {'d':>4} {'kernel':<7} {'maskkit s':>10} {'peer':<13} {'peer s':>10} "
-          f"{'ratio':>6} {'GFLOP/s':>8} {'of sgemm':>8} {'of roof':>8}")
+          f"{'ratio':>6} {'pairs':>11} {'GFLOP/s':>8} {'of sgemm':>8} {'of roof':>8}")
     for s in shapes:
         n, d = s["n"], s["d"]
         for name in ("dense", "masked", "block", "numpy"):
@@ -326,8 +363,10 @@ def print_times(args, shapes, peak, bw):
             roof = min(peak, intensity(n, rho, tile) * bw)
             ratio = f"{m / p:6.2f}" if p else "     -"
             ps = f"{p:10.4f}" if p else "         -"
+            qs = s["quartiles"].get(name) if name != "numpy" else None
+            qs = f"{qs[0]:.2f}-{qs[1]:.2f}" if qs else "-"
             print(f"{n:5d} {d:4d} {kname:<7} {m:10.4f} {PEER_NAME[name]:<13} {ps} {ratio} "
-                  f"{gf:8.1f} {gf / peak:8.0%} {gf / roof:8.0%}")
+                  f"{qs:>11} {gf:8.1f} {gf / peak:8.0%} {gf / roof:8.0%}")
     errs = [f"n={s['n']} d={s['d']} {s['flex_err']:.2g}" for s in shapes
             if s["flex_err"] is not None]
     if errs:

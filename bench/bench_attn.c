@@ -3,6 +3,7 @@
  *
  *   bench_attn [-i QKV] N D BH TILE REPS NORM EXPR [KERNEL...]
  *   bench_attn [-i QKV] split N D BH REPS   where dense's time goes
+ *   bench_attn -s [-i QKV] N D BH TILE 1 NORM EXPR   serve, below
  *   bench_attn sgemm N REPS                 the sgemm rate at N x N x N
  *   bench_attn bandwidth MIB REPS           the memory's read rate
  *
@@ -12,11 +13,15 @@
  * [-1, 1) by a fixed generator.  EXPR is a mask expression (at n = N);
  * kernels default to all four.  One line per kernel: name, tile density,
  * nnz, median and min seconds of REPS runs after one warm-up, and GFLOP/s
- * dense-equivalent (4 BH N^2 D) and actual (4 BH |M| D).  Never part of
- * `make check`.
+ * dense-equivalent (4 BH N^2 D) and actual (4 BH |M| D).  With -s (serve)
+ * it reads kernel names from stdin, one per line, and answers each with one
+ * run's seconds: a peer in another process can then alternate with it run
+ * by run, so that a change in the machine's speed falls on both.  Never
+ * part of `make check`.
  */
 #include "config.h"
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +147,34 @@ static int bench_kernel(const mk_attn_backend *b, mk_attn_kernel kern, const mk_
 	       (unsigned long long)mk_attn_layout_nnz(l), med, times[0], dense / med / 1e9,
 	       actual / med / 1e9);
 	free(times);
+	return 0;
+}
+
+/* -s: the layout's density, then one run of the kernel each line of stdin
+ * names, its seconds on stdout (flushed: the caller waits for it before its
+ * own run). */
+static int bench_serve(const mk_attn_backend *b, const mk_norm *norm, const mk_attn_shape *s,
+		       float *const t[4], const mk_attn_layout *l)
+{
+	char line[64];
+
+	printf("density %.4f nnz %llu\n", mk_attn_layout_density(l),
+	       (unsigned long long)mk_attn_layout_nnz(l));
+	fflush(stdout);
+	while (fgets(line, sizeof line, stdin)) {
+		mk_attn_kernel kern;
+		double secs;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (mk_attn_kernel_parse(line, &kern)) {
+			fprintf(stderr, "bench_attn: %s\n", mk_error());
+			return 2;
+		}
+		if ((secs = bench_run_once(b, kern, norm, s, t, l)) < 0.0)
+			return 1;
+		printf("%.6f\n", secs);
+		fflush(stdout);
+	}
 	return 0;
 }
 
@@ -434,7 +467,8 @@ out:
 
 static int bench_usage(void)
 {
-	fprintf(stderr, "usage: bench_attn [-i QKV] [-t fp32|bf16] N D BH TILE REPS NORM EXPR [KERNEL...]\n"
+	fprintf(stderr, "usage: bench_attn [-s] [-i QKV] [-t fp32|bf16] N D BH TILE REPS NORM EXPR "
+			"[KERNEL...]\n"
 			"       bench_attn [-i QKV] split N D BH REPS\n"
 			"       bench_attn sgemm N REPS\n"
 			"       bench_attn bandwidth MIB REPS\n");
@@ -461,12 +495,20 @@ int main(int argc, char **argv)
 	int reps, fail = 0;
 	const mk_attn_backend *b = mk_attn_backend_get("cpu");
 	const char *inputs = NULL;
+	bool serve = false;
 
 	if (argc == 4 && !strcmp(argv[1], "sgemm"))
 		return bench_sgemm(bench_arg(argv[2]), (int)bench_arg(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "bandwidth"))
 		return bench_bandwidth(bench_arg(argv[2]), (int)bench_arg(argv[3]));
-	while (argc > 2 && (!strcmp(argv[1], "-i") || !strcmp(argv[1], "-t"))) {
+	while (argc > 2 && (!strcmp(argv[1], "-i") || !strcmp(argv[1], "-t") ||
+			    !strcmp(argv[1], "-s"))) {
+		if (!strcmp(argv[1], "-s")) {
+			serve = true;
+			argv++;
+			argc--;
+			continue;
+		}
 		if (!strcmp(argv[1], "-i")) {
 			inputs = argv[2];
 		} else { /* the compute type: fp32, bf16 */
@@ -504,7 +546,9 @@ int main(int argc, char **argv)
 	}
 	if (bench_tensors(inputs, &s, t))
 		return 1;
-	for (int k = 8; k < argc || (argc == 8 && k < 8 + MK_KERNEL_COUNT); k++) {
+	if (serve)
+		fail = bench_serve(b, &norm, &s, t, l);
+	for (int k = 8; !serve && (k < argc || (argc == 8 && k < 8 + MK_KERNEL_COUNT)); k++) {
 		mk_attn_kernel kern = (mk_attn_kernel)(k - 8);
 		if (argc > 8 && mk_attn_kernel_parse(argv[k], &kern)) {
 			fprintf(stderr, "bench_attn: %s\n", mk_error());
