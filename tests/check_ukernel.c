@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "maskkit.h"
 #include "testutil.h"
 #include "attn_ref.h"
@@ -51,9 +54,81 @@ START_TEST(products_match_loops)
 }
 END_TEST
 
-static void check_shape(int s)
+/* qk_exp at rows x cols x d against double loops: exp(a . b - m[r]) in
+ * the mask's cells (bits from j0 = 5 on, so that the words are read across
+ * their boundaries; or no mask), 0 in the others, the sums accumulated. */
+static void check_qk_exp(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d, bool masked)
 {
-	mk_attn_shape sh = {.batch = 1, .heads = 2, .n = uk_shapes[s].n, .d = uk_shapes[s].d};
+	int64_t lds = cols + 3, sz = mk_uk_packed_size(uk, cols, d), j0 = 5;
+	size_t stride = (size_t)((j0 + cols + 63) / 64 + 1);
+	float *a = uk_randoms((size_t)(rows * d), 1), *b = uk_randoms((size_t)(cols * d), 2);
+	float *m = uk_randoms((size_t)rows, 3), *s = malloc((size_t)(rows * lds) * sizeof *s);
+	float *kp = malloc((size_t)sz * sizeof *kp), *zero = calloc((size_t)(cols + d), sizeof *zero);
+	float sums[64];
+	uint64_t *bits = calloc((size_t)rows * stride, sizeof *bits), seed = 9;
+	const float scale = 0.375f;
+
+	ck_assert(s && kp && zero && bits && rows <= 64);
+	for (size_t k = 0; k < (size_t)rows * stride; k++)
+		bits[k] = uk_seed_next(&seed) * 0x9e3779b97f4a7c15ULL;
+	for (int64_t k = 0; k < rows * lds; k++)
+		s[k] = 12345.0f; /* the gaps past cols must stay untouched */
+	for (int64_t r = 0; r < rows; r++) {
+		m[r] = 2.0f * m[r] + 0.5f;
+		sums[r] = 0.5f;
+	}
+	mk_uk_pack(uk, b, cols, d, scale, kp);
+	uk->qk_exp(a, rows, kp, cols, d, zero, m, masked ? bits : NULL, masked ? stride : 0, j0, s,
+		   lds, sums);
+	for (int64_t r = 0; r < rows; r++) {
+		double total = 0.5;
+		for (int64_t c = 0; c < cols; c++) {
+			int64_t j = j0 + c;
+			double dot = 0.0, want;
+			for (int64_t p = 0; p < d; p++)
+				dot += (double)a[r * d + p] * (double)(scale * b[c * d + p]);
+			want = !masked || (bits[(size_t)r * stride + (size_t)(j >> 6)] >> (j & 63)) & 1
+				       ? exp(dot - m[r]) : 0.0;
+			total += want;
+			ck_assert_msg(fabs(s[r * lds + c] - want) <= want * 1e-6 * (double)(d + 1),
+				      "%s qk_exp %lldx%lldx%lld%s: s[%lld][%lld] = %.9g, want %.9g",
+				      uk->name, (long long)rows, (long long)cols, (long long)d,
+				      masked ? " masked" : "", (long long)r, (long long)c,
+				      (double)s[r * lds + c], want);
+		}
+		for (int64_t c = cols; c < lds; c++)
+			ck_assert(s[r * lds + c] == 12345.0f);
+		ck_assert_msg(fabs(sums[r] - total) <= 1e-5 * total, "%s qk_exp sum %.9g, want %.9g",
+			      uk->name, (double)sums[r], total);
+	}
+	free(a), free(b), free(m), free(s), free(kp), free(zero), free(bits);
+}
+
+START_TEST(qk_exp_matches_loops)
+{
+	static const int64_t dims[] = {1, 17, 64};
+	const mk_uk *uk;
+
+	if (!use_path(_i) || !(uk = mk_uk_get()))
+		return;
+	ck_assert_ptr_nonnull(uk->qk_exp);
+	for (int64_t rows = 1; rows <= uk->mr; rows++) {
+		const int64_t cols[] = {1, 3, uk->nr - 1, uk->nr, uk->nr + 1, 2 * uk->nr + 5, 100};
+		for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
+			for (size_t k = 0; k < sizeof dims / sizeof *dims; k++) {
+				check_qk_exp(uk, rows, cols[c], dims[k], false);
+				check_qk_exp(uk, rows, cols[c], dims[k], true);
+			}
+	}
+	mk_uk_force(NULL);
+}
+END_TEST
+
+/* Every tiled kernel on expr at n, d with heads heads, under the first
+ * nnorms normalisations, against the reference. */
+static void check_case(const char *expr, int64_t n, int64_t d, int64_t heads, size_t nnorms)
+{
+	mk_attn_shape sh = {.batch = 1, .heads = heads, .n = n, .d = d};
 	size_t len = (size_t)(sh.heads * sh.n * sh.d);
 	float *q = uk_randoms(len, 11), *k = uk_randoms(len, 12), *v = uk_randoms(len, 13);
 	float *o = malloc(len * sizeof *o);
@@ -63,11 +138,11 @@ static void check_shape(int s)
 	mk_mask *m = NULL;
 	mk_attn_layout *l = NULL;
 
-	ck_assert_msg(mk_expr_parse(uk_shapes[s].expr, &e) == MK_OK &&
+	ck_assert_msg(mk_expr_parse(expr, &e) == MK_OK &&
 			      mk_expr_bind(e, &(mk_bind_opts){.n = sh.n, .seed = 7}) == MK_OK &&
 			      mk_expr_to_mask(e, &m) == MK_OK && mk_attn_layout_new(m, 64, 0, &l) == MK_OK,
-		      "%s: %s", uk_shapes[s].expr, mk_error());
-	for (size_t nk = 0; nk < UK_NNORMS; nk++)
+		      "%s: %s", expr, mk_error());
+	for (size_t nk = 0; nk < nnorms; nk++)
 		for (int kern = 0; kern < MK_KERNEL_COUNT; kern++) {
 			const mk_mask *rm = kern == MK_KERNEL_DENSE ? NULL : m;
 			mk_attn_stats st;
@@ -78,10 +153,10 @@ static void check_shape(int s)
 						  &uk_norms[nk], &sh, q, k, v, l, o, &st) == MK_OK,
 				      "%s", mk_error());
 			err = mk_attn_ref_error(&sh, rows, nrows, ref, o);
-			ck_assert_msg(err <= 1e-5, "%s, %s, norm %zu, '%s' n=%lld d=%lld: error %.3g",
-				      mk_uk_get() ? mk_uk_get()->name : "blas",
-				      mk_attn_kernel_name((mk_attn_kernel)kern), nk, uk_shapes[s].expr,
-				      (long long)sh.n, (long long)sh.d, err);
+			ck_assert_msg(err <= 1e-5, "%s, %s, norm %zu, '%s' n=%lld d=%lld heads %lld: "
+				      "error %.3g", mk_uk_get() ? mk_uk_get()->name : "blas",
+				      mk_attn_kernel_name((mk_attn_kernel)kern), nk, expr, (long long)sh.n,
+				      (long long)sh.d, (long long)heads, err);
 		}
 	mk_attn_layout_free(l);
 	mk_mask_free(m);
@@ -94,7 +169,29 @@ START_TEST(kernels_match_reference_on_every_path)
 {
 	if (!use_path(_i / UK_NSHAPES))
 		return;
-	check_shape(_i % UK_NSHAPES);
+	check_case(uk_shapes[_i % UK_NSHAPES].expr, uk_shapes[_i % UK_NSHAPES].n,
+		   uk_shapes[_i % UK_NSHAPES].d, 2, UK_NNORMS);
+	mk_uk_force(NULL);
+}
+END_TEST
+
+/* softmax over many heads runs their items as one list (cpu_heads.c), K and
+ * V packed into two buffers taken in turn: five heads reuse each, on one
+ * thread and on two; with global rows (split items) the heads run one by
+ * one.  _i = path x thread count. */
+START_TEST(many_heads_on_every_path)
+{
+	if (!use_path(_i / 2))
+		return;
+#ifdef _OPENMP
+	int threads = omp_get_max_threads();
+	omp_set_num_threads(_i % 2 + 1);
+#endif
+	check_case("local3 + random2", 333, 48, 5, 1);
+	check_case("strided32 + global1", 300, 32, 3, 1);
+#ifdef _OPENMP
+	omp_set_num_threads(threads);
+#endif
 	mk_uk_force(NULL);
 }
 END_TEST
@@ -113,7 +210,9 @@ static Suite *ukernel_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, products_match_loops, 0, NPATHS);
+	tcase_add_loop_test(tc, qk_exp_matches_loops, 0, NPATHS);
 	tcase_add_loop_test(tc, kernels_match_reference_on_every_path, 0, NPATHS * UK_NSHAPES);
+	tcase_add_loop_test(tc, many_heads_on_every_path, 0, 2 * NPATHS);
 	tcase_add_test(tc, force_rejects_unknown);
 	suite_add_tcase(s, tc);
 	return s;

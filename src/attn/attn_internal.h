@@ -80,6 +80,10 @@ int mk_cpu_tiles_col_pass(const mk_attn_slice *x, const float *f, float *g);
 /* f_i = LSE_j (s_ij - g_j) (g NULL: 0), and when o is set in x, o_i =
  * sum_j exp(s_ij - g_j - f_i) v_j (a zero row where f_i = -inf). */
 int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v);
+/* softmax (the row pass with V, g = 0) over count slices of one shape and
+ * mask (cpu_heads.c): f of slice h at lse + h n.  Their work items form one
+ * list over the threads, where the slices one by one met at each end. */
+int mk_cpu_tiles_softmax_slices(const mk_attn_slice *xs, int64_t count, float *lse);
 /* The CSR transposed: column j's rows, increasing, are row[cptr[j] ..
  * cptr[j+1]-1] (malloc'ed; both NULL on failure, with a message). */
 int mk_attn_csr_transpose(const mk_attn_layout *l, int64_t **cptr, int32_t **row);

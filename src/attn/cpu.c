@@ -154,17 +154,26 @@ typedef struct cpu_job {
 	char msg[512];
 } cpu_job;
 
+/* Slice bh of the job's tensors. */
+static mk_attn_slice cpu_slice_of(const cpu_job *j, int64_t bh)
+{
+	const mk_attn_shape *s = j->s;
+	int64_t kv = mk_attn_kv(s);
+	size_t at = (size_t)bh * (size_t)s->n * (size_t)s->d;
+	size_t kat = (size_t)bh * (size_t)kv * (size_t)s->d;
+
+	return (mk_attn_slice){.n = s->n, .kv = kv, .d = s->d,
+			       .scale = (float)(1.0 / sqrt((double)s->d)), .q = j->q + at,
+			       .k = j->k + kat, .v = j->v + kat, .o = j->o + at, .mask = j->mask,
+			       .kernel = j->kernel, .bf16 = cpu_dtype == MK_COMPUTE_BF16};
+}
+
 /* Slice bh, with the scalings f (n + kv floats of the calling thread). */
 static void cpu_run_slice(cpu_job *j, int64_t bh, float *f)
 {
 	const mk_attn_shape *s = j->s;
-	int64_t kv = mk_attn_kv(s);
-	size_t slice = (size_t)s->n * (size_t)s->d, at = (size_t)bh * slice;
-	size_t kat = (size_t)bh * (size_t)kv * (size_t)s->d;
-	mk_attn_slice x = {.n = s->n, .kv = kv, .d = s->d,
-			   .scale = (float)(1.0 / sqrt((double)s->d)), .q = j->q + at,
-			   .k = j->k + kat, .v = j->v + kat, .o = j->o + at, .mask = j->mask,
-			   .kernel = j->kernel, .bf16 = cpu_dtype == MK_COMPUTE_BF16};
+	size_t slice = (size_t)s->n * (size_t)s->d;
+	mk_attn_slice x = cpu_slice_of(j, bh);
 	int r;
 
 	#pragma omp atomic read
@@ -186,6 +195,37 @@ static void cpu_run_slice(cpu_job *j, int64_t bh, float *f)
 	} else if (bh == 0) {
 		j->st->empty_rows = cpu_empty_rows(f, s->n);
 	}
+}
+
+/* softmax on the tiled kernels, every slice at once (their work items one
+ * list over the threads: mk_cpu_tiles_softmax_slices), checked as
+ * cpu_run_slice checks each. */
+static int cpu_run_softmax_slices(const cpu_job *j)
+{
+	const mk_attn_shape *s = j->s;
+	int64_t slices = s->batch * s->heads;
+	mk_attn_slice *xs = malloc((size_t)slices * sizeof *xs);
+	float *f = malloc((size_t)slices * (size_t)s->n * sizeof *f);
+	int ret;
+
+	if (!xs || !f) {
+		ret = mk_error_set(MK_ENOMEM, "out of memory for %lld attention slices",
+				   (long long)slices);
+		goto cleanup;
+	}
+	for (int64_t bh = 0; bh < slices; bh++)
+		xs[bh] = cpu_slice_of(j, bh);
+	ret = mk_cpu_tiles_softmax_slices(xs, slices, f);
+	if (ret == MK_OK)
+		ret = cpu_check_finite(j->o, (size_t)slices * (size_t)s->n * (size_t)s->d);
+	if (ret == MK_OK)
+		ret = cpu_check_scalings(f, slices * s->n);
+	if (ret == MK_OK)
+		j->st->empty_rows = cpu_empty_rows(f, s->n);
+cleanup:
+	free(xs);
+	free(f);
+	return ret;
 }
 
 /* Small slices (below MK_CPU_SLICE_WORK) are spread over the threads whole;
@@ -220,7 +260,12 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 #endif
 	/* one slice at a time runs outside any parallel region: an inactive
 	 * one (if false) would give each kernel's team new threads */
-	if (across) {
+	if (!across && slices > 1 && norm->kind == MK_NORM_SOFTMAX && kernel != MK_KERNEL_CSR) {
+		ret = cpu_run_softmax_slices(&job);
+		if (ret)
+			snprintf(job.msg, sizeof job.msg, "%s", mk_error());
+		job.ret = ret;
+	} else if (across) {
 		#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
 		for (int64_t bh = 0; bh < slices; bh++)
 			cpu_run_slice(&job, bh, f + (size_t)cpu_thread() * (size_t)per);

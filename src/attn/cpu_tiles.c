@@ -20,6 +20,8 @@
 #include "cpu_rows.h"
 #include "cpu_tiles.h"
 
+#define TILES_MAX_MR 32 /* the most rows of any micro-kernel's register block */
+
 /* Sets the cells outside the element mask to -inf. */
 static void tiles_apply_mask(const tiles_pass *p, float *s, int64_t i0, int64_t rows,
 			     int64_t j0, int64_t cols)
@@ -120,6 +122,47 @@ static void tiles_rows_update(const tiles_pass *p, const tiles_scratch *w, tiles
 	}
 }
 
+/* A strip's scores with their exponentials from the rows' bounds fused in
+ * (the micro-kernels' qk_exp), the mask too: the scores are stored once,
+ * as the weights that multiply V, and not read again before P V. */
+static void tiles_strip_exp(const tiles_pass *p, tiles_scratch *w, tiles_state *st, int64_t i0,
+			    int64_t ii, int64_t sr, int64_t ng)
+{
+	const mk_attn_layout *l = p->x->mask;
+	int64_t d = p->x->d, off = 0;
+	float sums[TILES_MAX_MR] = {0};
+
+	for (int64_t g = 0; g < ng; off += w->width[g], g++) {
+		const uint64_t *bits = w->test[g] ? l->bits + (size_t)(i0 + ii) * l->stride : NULL;
+		p->uk->qk_exp(p->a + (i0 + ii) * d, sr, p->packed + w->j0[g] / p->tb * p->pstride,
+			      w->width[g], d, w->zero, st->m + ii, bits, bits ? l->stride : 0,
+			      w->j0[g], w->s + off, p->tw, sums);
+	}
+	for (int64_t r = 0; r < sr; r++)
+		st->l[ii + r] += (double)sums[r];
+}
+
+/* A strip's scores, masked, then into the running state (the other way,
+ * without qk_exp or a bound): the scores become the weights of P V. */
+static void tiles_strip_scores(const tiles_pass *p, tiles_scratch *w, tiles_state *st,
+			       int64_t i0, int64_t ii, int64_t sr, int64_t ng, bool fixed)
+{
+	const mk_uk *uk = p->uk;
+	int64_t d = p->x->d, off = 0;
+
+	for (int64_t g = 0; g < ng; off += w->width[g], g++) {
+		/* the bf16 levels take the rows already rounded (one pass
+		 * rounding them was 9 % of the kernel once per key block) */
+		const float *a = uk->bf16 ? (const float *)(p->abf + (i0 + ii) * p->apairs)
+					  : p->a + (i0 + ii) * d;
+		uk->qk(a, sr, p->packed + w->j0[g] / p->tb * p->pstride, w->width[g], d, w->zero,
+		       w->s + off, p->tw);
+		if (w->test[g])
+			tiles_apply_mask(p, w->s + off, i0 + ii, sr, w->j0[g], w->width[g]);
+	}
+	tiles_rows_update(p, w, st, w->s, ii, sr, off, fixed);
+}
+
 /* The micro-kernels' score block: a strip of mr rows at a time goes through
  * its scores, mask, exponentials and P V while its scores are in L1; the
  * packed b blocks and V stay in L2 for the tile's other strips. */
@@ -131,24 +174,13 @@ static void tiles_block_uk(const tiles_pass *p, tiles_scratch *w, tiles_state *s
 
 	for (int64_t ii = 0; ii < rows; ii += uk->mr) {
 		int64_t sr = tiles_min(uk->mr, rows - ii), off = 0;
-		for (int64_t g = 0; g < ng; off += w->width[g], g++) {
-			/* the bf16 levels take the rows already rounded (one pass
-			 * rounding them was 9 % of the kernel once per key block) */
-			const float *a = uk->bf16 ? (const float *)(p->abf + (i0 + ii) * p->apairs)
-						  : p->a + (i0 + ii) * d;
-			uk->qk(a, sr, p->packed + w->j0[g] / p->tb * p->pstride,
-			       w->width[g], d, w->zero, w->s + off, p->tw);
-			if (w->test[g])
-				tiles_apply_mask(p, w->s + off, i0 + ii, sr, w->j0[g], w->width[g]);
-		}
-		tiles_rows_update(p, w, st, w->s, ii, sr, off, fixed);
-		if (!st->o)
-			continue;
-		off = 0;
-		for (int64_t g = 0; g < ng; off += w->width[g], g++)
+		if (fixed && uk->qk_exp)
+			tiles_strip_exp(p, w, st, i0, ii, sr, ng);
+		else
+			tiles_strip_scores(p, w, st, i0, ii, sr, ng, fixed);
+		for (int64_t g = 0; st->o && g < ng; off += w->width[g], g++)
 			uk->pv(w->s + off, p->tw, sr, p->vpacked + w->j0[g] / p->tb * p->pstride,
-			       w->width[g], d, w->zero,
-			       w->sink, st->o + ii * d);
+			       w->width[g], d, w->zero, w->sink, st->o + ii * d);
 	}
 }
 

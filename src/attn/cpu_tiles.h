@@ -75,4 +75,20 @@ void mk_tiles_item_run(const tiles_pass *p, tiles_scratch *w, tiles_work *wk,
 /* Merges the pieces of split tile k into its lse and o. */
 void mk_tiles_merge(const tiles_pass *p, const tiles_work *wk, int64_t k);
 
+/* cpu_tiles_run.c's pieces, shared with the several-slice softmax
+ * (cpu_heads.c): the geometry of a pass over slice x (cols: the column
+ * pass); the row pass's operands (g the column scaling or NULL, f its lse);
+ * the work items and a thread's scratch; the floats of a pass's packed K
+ * and V (setting p->pstride) and the packing of key block k into
+ * p->packed, p->vpacked; the bf16 levels' rounded rows. */
+int mk_tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p);
+void mk_tiles_row_fields(tiles_pass *p, const float *g, float *f, bool with_v);
+int mk_tiles_work_new(const tiles_pass *p, tiles_work *wk);
+void mk_tiles_work_release(tiles_work *wk);
+bool mk_tiles_scratch_new(const tiles_pass *p, tiles_scratch *w);
+void mk_tiles_scratch_release(tiles_scratch *w);
+int64_t mk_tiles_packed_floats(tiles_pass *p);
+void mk_tiles_pack_block(const tiles_pass *p, int64_t k);
+uint32_t *mk_tiles_round_a(tiles_pass *p);
+
 #endif

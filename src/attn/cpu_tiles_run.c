@@ -60,7 +60,7 @@ static void tiles_plan(const tiles_pass *p, tiles_work *wk, int64_t piece)
 	wk->nsplit = nsplit;
 }
 
-static void tiles_work_release(tiles_work *wk)
+void mk_tiles_work_release(tiles_work *wk)
 {
 	free(wk->items);
 	free(wk->split);
@@ -70,7 +70,7 @@ static void tiles_work_release(tiles_work *wk)
 	free(wk->part.o);
 }
 
-static int tiles_work_new(const tiles_pass *p, tiles_work *wk)
+int mk_tiles_work_new(const tiles_pass *p, tiles_work *wk)
 {
 	int64_t piece = tiles_piece(p), nitems = 0, nslots = 0;
 	size_t rows;
@@ -91,7 +91,7 @@ static int tiles_work_new(const tiles_pass *p, tiles_work *wk)
 		wk->part.o = malloc(rows * (size_t)p->x->d * sizeof *wk->part.o);
 	if (!wk->items || !wk->split || !wk->split_slot || !wk->part.m || !wk->part.l ||
 	    (p->o && rows && !wk->part.o)) {
-		tiles_work_release(wk);
+		mk_tiles_work_release(wk);
 		return mk_error_set(MK_ENOMEM, "out of memory for %lld attention work items",
 				    (long long)nitems);
 	}
@@ -99,7 +99,7 @@ static int tiles_work_new(const tiles_pass *p, tiles_work *wk)
 	return MK_OK;
 }
 
-static void tiles_scratch_release(tiles_scratch *w)
+void mk_tiles_scratch_release(tiles_scratch *w)
 {
 	free(w->s);
 	free(w->nb);
@@ -114,7 +114,7 @@ static void tiles_scratch_release(tiles_scratch *w)
 	free(w->test);
 }
 
-static bool tiles_scratch_new(const tiles_pass *p, tiles_scratch *w)
+bool mk_tiles_scratch_new(const tiles_pass *p, tiles_scratch *w)
 {
 	size_t packed = p->group > 1 && !p->uk ? (size_t)(p->tw * p->x->d) : 1;
 	size_t zero = (size_t)(p->tw > p->x->d ? p->tw : p->x->d);
@@ -137,7 +137,7 @@ static bool tiles_scratch_new(const tiles_pass *p, tiles_scratch *w)
 
 /* The a rows rounded to bf16 pairs for the bf16 levels, once per pass,
  * with mr zero rows past the last (a strip reads whole register blocks). */
-static uint32_t *tiles_round_a(tiles_pass *p)
+uint32_t *mk_tiles_round_a(tiles_pass *p)
 {
 	int64_t d = p->x->d, mr = p->uk->mr, pad = p->uk->pad;
 	int64_t np = ((d + 1) / 2 + pad - 1) / pad * pad, chunks = (p->na + mr - 1) / mr;
@@ -155,10 +155,25 @@ static uint32_t *tiles_round_a(tiles_pass *p)
 	return abf;
 }
 
+void mk_tiles_pack_block(const tiles_pass *p, int64_t k)
+{
+	int64_t cols = tiles_min(p->tb, p->nb - k * p->tb), d = p->x->d;
+
+	mk_uk_pack(p->uk, p->b + k * p->tb * d, cols, d, p->x->scale, p->packed + k * p->pstride);
+	if (p->v)
+		mk_uk_pack_v(p->uk, p->v + k * p->tb * d, cols, d, p->vpacked + k * p->pstride);
+}
+
+int64_t mk_tiles_packed_floats(tiles_pass *p)
+{
+	p->pstride = mk_uk_packed_size(p->uk, p->tb, p->x->d);
+	return (p->v ? 2 : 1) * p->ntb * p->pstride;
+}
+
 static int tiles_run(tiles_pass *p)
 {
 	tiles_work wk;
-	int ret = tiles_work_new(p, &wk), fail = 0;
+	int ret = mk_tiles_work_new(p, &wk), fail = 0;
 	size_t packed_bytes = 0;
 #ifdef OPENBLAS_VERSION
 	/* inside the backend's parallel loop over slices the caller has set it;
@@ -170,20 +185,19 @@ static int tiles_run(tiles_pass *p)
 	if (ret)
 		return ret;
 	if (p->uk) {
-		p->pstride = mk_uk_packed_size(p->uk, p->tb, p->x->d);
 		/* K and V together, on huge pages from 2 MiB: every pass fills
 		 * them anew, and 4 KiB pages cost a fault each */
-		size_t one = (size_t)(p->ntb * p->pstride);
-		p->packed = mk_huge_take((p->v ? 2 : 1) * one * sizeof *p->packed, &packed_bytes);
-		p->vpacked = p->v && p->packed ? p->packed + one : NULL;
+		size_t all = (size_t)mk_tiles_packed_floats(p);
+		p->packed = mk_huge_take(all * sizeof *p->packed, &packed_bytes);
+		p->vpacked = p->v && p->packed ? p->packed + p->ntb * p->pstride : NULL;
 		if (!p->packed) {
-			tiles_work_release(&wk);
+			mk_tiles_work_release(&wk);
 			return mk_error_set(MK_ENOMEM, "out of memory for %lld packed keys",
 					    (long long)p->nb);
 		}
-		if (p->uk->bf16 && !(p->abf = tiles_round_a(p))) {
+		if (p->uk->bf16 && !(p->abf = mk_tiles_round_a(p))) {
 			mk_huge_give(p->packed, packed_bytes);
-			tiles_work_release(&wk);
+			mk_tiles_work_release(&wk);
 			return mk_error_set(MK_ENOMEM, "out of memory for %lld rounded rows",
 					    (long long)p->na);
 		}
@@ -200,7 +214,7 @@ static int tiles_run(tiles_pass *p)
 #pragma omp parallel if (p->na * p->nb * p->x->d >= MK_TILES_PARALLEL_WORK)
 	{
 		tiles_scratch w;
-		bool ok = tiles_scratch_new(p, &w);
+		bool ok = mk_tiles_scratch_new(p, &w);
 		if (!ok) {
 #pragma omp atomic write
 			fail = 1;
@@ -208,25 +222,19 @@ static int tiles_run(tiles_pass *p)
 		/* each b (and v) block is packed once and read by every tile that
 		 * visits it */
 #pragma omp for schedule(static)
-		for (int64_t k = 0; k < (p->uk ? p->ntb : 0); k++) {
-			int64_t cols = tiles_min(p->tb, p->nb - k * p->tb), d = p->x->d;
-			mk_uk_pack(p->uk, p->b + k * p->tb * d, cols, d, p->x->scale,
-				   p->packed + k * p->pstride);
-			if (p->v)
-				mk_uk_pack_v(p->uk, p->v + k * p->tb * d, cols, d,
-					     p->vpacked + k * p->pstride);
-		}
+		for (int64_t k = 0; k < (p->uk ? p->ntb : 0); k++)
+			mk_tiles_pack_block(p, k);
 #pragma omp for schedule(dynamic)
 		for (int64_t k = 0; k < wk.nitems; k++)
 			if (ok)
 				mk_tiles_item_run(p, &w, &wk, &wk.items[k]);
-		tiles_scratch_release(&w);
+		mk_tiles_scratch_release(&w);
 	}
 #pragma omp parallel for schedule(dynamic) if (wk.nsplit > 1 && \
 					      p->na * p->nb * p->x->d >= MK_TILES_PARALLEL_WORK)
 	for (int64_t k = 0; k < wk.nsplit; k++)
 		mk_tiles_merge(p, &wk, k);
-	tiles_work_release(&wk);
+	mk_tiles_work_release(&wk);
 	mk_huge_give(p->packed, packed_bytes); /* vpacked lies in it */
 	p->packed = p->vpacked = NULL;
 	free(p->abf);
@@ -241,7 +249,7 @@ static int tiles_run(tiles_pass *p)
 }
 
 /* The tile geometry shared by both passes: na rows reduced against nb. */
-static int tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p)
+int mk_tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p)
 {
 	const mk_attn_layout *l = x->mask;
 
@@ -299,12 +307,29 @@ static int tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p)
 	return MK_OK;
 }
 
+void mk_tiles_row_fields(tiles_pass *p, const float *g, float *f, bool with_v)
+{
+	const mk_attn_slice *x = p->x;
+
+	p->a = x->q;
+	p->b = x->k;
+	p->bias = g;
+	p->lse = f;
+	p->v = with_v ? x->v : NULL;
+	p->o = with_v ? x->o : NULL;
+	if (x->kernel == MK_KERNEL_BLOCK) {
+		p->ptr = x->mask->rptr;
+		p->idx = x->mask->rcol;
+		p->full = x->mask->rfull;
+	}
+}
+
 int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v)
 {
 	tiles_pass p;
 	float *bound = NULL;
 	bool usable = false;
-	int ret = tiles_setup(x, false, &p);
+	int ret = mk_tiles_setup(x, false, &p);
 
 	if (ret)
 		return ret;
@@ -313,17 +338,7 @@ int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool
 	if (!g && !(bound = mk_tiles_bounds(x, &usable)))
 		return mk_error_set(MK_ENOMEM, "out of memory for %lld row bounds", (long long)x->n);
 	p.shift = usable ? bound : NULL;
-	p.a = x->q;
-	p.b = x->k;
-	p.bias = g;
-	p.lse = f;
-	p.v = with_v ? x->v : NULL;
-	p.o = with_v ? x->o : NULL;
-	if (x->kernel == MK_KERNEL_BLOCK) {
-		p.ptr = x->mask->rptr;
-		p.idx = x->mask->rcol;
-		p.full = x->mask->rfull;
-	}
+	mk_tiles_row_fields(&p, g, f, with_v);
 	ret = tiles_run(&p);
 	free(bound);
 	return ret;
@@ -332,7 +347,7 @@ int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool
 int mk_cpu_tiles_col_pass(const mk_attn_slice *x, const float *f, float *g)
 {
 	tiles_pass p;
-	int ret = tiles_setup(x, true, &p);
+	int ret = mk_tiles_setup(x, true, &p);
 
 	if (ret)
 		return ret;

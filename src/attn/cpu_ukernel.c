@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "attn_internal.h"
+#include "cpu_rows.h"
 #include "cpu_ukernel.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
@@ -54,10 +55,10 @@
 
 static const mk_uk uk_levels[] = {
 #ifdef UK_X86
-	{"avx512", 12, 32, uk_qk_avx512, uk_pv_avx512, false, 0},
-	{"avx2", 6, 16, uk_qk_avx2, uk_pv_avx2, false, 0},
+	{"avx512", 12, 32, uk_qk_avx512, uk_pv_avx512, false, 0, uk_qk_exp_avx512},
+	{"avx2", 6, 16, uk_qk_avx2, uk_pv_avx2, false, 0, uk_qk_exp_avx2},
 #endif
-	{"portable", 6, 8, uk_qk_portable, uk_pv_portable, false, 0},
+	{"portable", 6, 8, uk_qk_portable, uk_pv_portable, false, 0, uk_qk_exp_portable},
 };
 #define UK_NLEVELS (sizeof uk_levels / sizeof *uk_levels)
 

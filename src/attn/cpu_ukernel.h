@@ -9,6 +9,7 @@
 #define MK_CPU_UKERNEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A vector level's kernels: qk: s[r][c] = a_r . b_c for rows r < rows (at
@@ -25,6 +26,13 @@ typedef struct mk_uk {
 		   int64_t d, const float *zero, float *sink, float *o);
 	bool bf16; /* Q, K, V and P rounded to bf16 (cpu_ukernel_bf16.c), sums float32 */
 	int pad;   /* bf16: pairs per packed row rounded up to a multiple of this */
+	/* qk with softmax's exponentials from the row bound fused in (NULL:
+	 * qk, then mk_tiles_row_exp): s[r][c] = exp(a_r . b_c - m[r]), 0
+	 * where the mask is clear (bits: row 0's bit row, rows stride words
+	 * apart, column c at bit j0 + c; NULL: no mask), sums[r] += row sum */
+	void (*qk_exp)(const float *a, int64_t rows, const float *packed, int64_t cols,
+		       int64_t d, const float *zero, const float *m, const uint64_t *bits,
+		       size_t stride, int64_t j0, float *s, int64_t lds, float *sums);
 } mk_uk;
 
 /* The kernels the tiled kernels use: the widest level this CPU runs, or the

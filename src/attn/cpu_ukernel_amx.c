@@ -156,7 +156,7 @@ AMX_TARGET static void amx_pv(const float *p, int64_t ldp, int64_t rows, const f
 	_tile_release();
 }
 
-static const mk_uk amx_level = {"amx", AMX_MR, AMX_NR, amx_qk, amx_pv, true, 16};
+static const mk_uk amx_level = {"amx", AMX_MR, AMX_NR, amx_qk, amx_pv, true, 16, NULL};
 
 static bool amx_ok;
 static pthread_once_t amx_once = PTHREAD_ONCE_INIT;

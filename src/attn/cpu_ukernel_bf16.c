@@ -155,7 +155,7 @@ BF_TARGET static void bf_pv(const float *p, int64_t ldp, int64_t rows, const flo
 	}
 }
 
-static const mk_uk bf_level = {"avx512bf16", BF_MR, BF_NR, bf_qk, bf_pv, true, 1};
+static const mk_uk bf_level = {"avx512bf16", BF_MR, BF_NR, bf_qk, bf_pv, true, 1, NULL};
 
 bool mk_uk_bf16_avx512_supported(void)
 {

@@ -10,6 +10,7 @@
  * multiply-adds and each broadcast two. */
 
 typedef float UK_NAME(vf) __attribute__((vector_size(UK_VW * 4), aligned(4)));
+typedef int32_t UK_NAME(vi) __attribute__((vector_size(UK_VW * 4), aligned(4)));
 
 #define UK_NR (2 * UK_VW)
 
@@ -27,13 +28,12 @@ typedef float UK_NAME(vf) __attribute__((vector_size(UK_VW * 4), aligned(4)));
  * so this folds to one broadcast */
 #define UK_BCAST(x) ((x) - (UK_NAME(vf)){0})
 
-/* One panel of UK_NR packed columns against UK_MR rows of a, over d: the
- * products a_r . b_c into out[r][c] (UK_MR rows of stride ld). */
-UK_TARGET static inline void UK_NAME(qk_block)(const float *const *a, const float *panel,
-					       int64_t d, float *out, int64_t ld)
+/* The products a_r . b_c of one panel of UK_NR packed columns against
+ * UK_MR rows of a, over d, into acc (inlined: the accumulators stay in
+ * registers). */
+UK_TARGET static inline __attribute__((always_inline)) void
+UK_NAME(qk_acc)(const float *const *a, const float *panel, int64_t d, UK_NAME(vf) acc[UK_MR][2])
 {
-	UK_NAME(vf) acc[UK_MR][2];
-
 #pragma GCC unroll 16
 	for (int r = 0; r < UK_MR; r++)
 		acc[r][0] = acc[r][1] = (UK_NAME(vf)){0};
@@ -49,6 +49,15 @@ UK_TARGET static inline void UK_NAME(qk_block)(const float *const *a, const floa
 			acc[r][1] += x * b1;
 		}
 	}
+}
+
+/* qk_acc's products into out[r][c] (UK_MR rows of stride ld). */
+UK_TARGET static inline void UK_NAME(qk_block)(const float *const *a, const float *panel,
+					       int64_t d, float *out, int64_t ld)
+{
+	UK_NAME(vf) acc[UK_MR][2];
+
+	UK_NAME(qk_acc)(a, panel, d, acc);
 #pragma GCC unroll 16
 	for (int r = 0; r < UK_MR; r++) {
 		*(UK_NAME(vf) *)(out + r * ld) = acc[r][0];
@@ -133,6 +142,106 @@ UK_TARGET static void UK_NAME(pv)(const float *p, int64_t ldp, int64_t rows, con
 		for (int64_t r = 0; r < rows && w < UK_NR; r++) /* d's last, narrower columns */
 			for (int64_t k = 0; k < w; k++)
 				orow[r][c + k] += tail[r * UK_NR + k];
+	}
+}
+
+/* exp(x) for x <= 0 in every lane, cpu_rows.c's tiles_exp on vectors: x = (n
+ * + f) ln 2, 2^f from the same degree-5 polynomial, 2^n from exponent bits;
+ * 0 below 2^-125 (so exp(-inf) = 0) and NaN stays NaN.  The casts between
+ * vf and vi reinterpret bits; a comparison gives -1 or 0 per lane. */
+UK_TARGET static inline UK_NAME(vf) UK_NAME(exp)(UK_NAME(vf) x)
+{
+	const UK_NAME(vf) lo = UK_BCAST(-100.0f), magic = UK_BCAST(12582912.0f);
+	UK_NAME(vi) under = x < lo, tiny;
+	UK_NAME(vf) xc = (UK_NAME(vf))((under & (UK_NAME(vi))lo) | (~under & (UK_NAME(vi))x));
+	UK_NAME(vf) t = xc * 1.44269504088896341f, r = t + magic, nf = r - magic, f = t - nf, y;
+
+	y = UK_BCAST(1.326302532e-3f);
+	y = y * f + 9.671429172e-3f;
+	y = y * f + 5.550738797e-2f;
+	y = y * f + 2.402224392e-1f;
+	y = y * f + 6.931470037e-1f;
+	y = y * f + 1.0f;
+	tiny = nf > -126.0f;
+	/* r's low mantissa bits hold n: n + 127 in the exponent field is 2^n */
+	return y * (UK_NAME(vf))(tiny & (((UK_NAME(vi))r - (0x4b400000 - 127)) << 23));
+}
+
+/* The lanes of a vector whose bit in keep is set: bit k of keep for lane k. */
+UK_TARGET static inline UK_NAME(vf) UK_NAME(keep)(UK_NAME(vf) e, uint32_t keep)
+{
+	UK_NAME(vi) lane, bits = (UK_NAME(vi)){0} + (int32_t)keep;
+
+	for (int k = 0; k < UK_VW; k++)
+		lane[k] = 1 << k;
+	return (UK_NAME(vf))((UK_NAME(vi))e & ((bits & lane) != 0));
+}
+
+/* qk_block, then each score s of row r becomes exp(s - m[r]) in keep[r]'s
+ * columns (bit c for column c) and 0 elsewhere, its sum added to sum[r]:
+ * softmax's exponentials from the row bound taken while the block is in
+ * registers, not in another pass over the stored scores.  Not inlined: in
+ * the loop over panels the exponential's constants were hoisted out of it
+ * and pushed the accumulators to the stack (28 % slower, measured). */
+UK_TARGET __attribute__((noinline)) static void UK_NAME(qk_exp_block)(const float *const *a, const float *panel,
+						   int64_t d, const float *m, const uint32_t *keep,
+						   UK_NAME(vf) *sum, float *out, int64_t ld)
+{
+	UK_NAME(vf) acc[UK_MR][2];
+
+	UK_NAME(qk_acc)(a, panel, d, acc);
+#pragma GCC unroll 16
+	for (int r = 0; r < UK_MR; r++) {
+		UK_NAME(vf) mr = UK_BCAST(m[r]);
+		UK_NAME(vf) e0 = UK_NAME(exp)(acc[r][0] - mr), e1 = UK_NAME(exp)(acc[r][1] - mr);
+		if (keep[r] != (uint32_t)-1 >> (32 - UK_NR)) {
+			e0 = UK_NAME(keep)(e0, keep[r]);
+			e1 = UK_NAME(keep)(e1, keep[r] >> UK_VW);
+		}
+		sum[r] += e0 + e1;
+		*(UK_NAME(vf) *)(out + r * ld) = e0;
+		*(UK_NAME(vf) *)(out + r * ld + UK_VW) = e1;
+	}
+}
+
+/* The fixed-bound softmax's score block: s[r][c] = exp(a_r . b_c - m[r])
+ * for rows r < rows (at most UK_MR) and the cols packed columns, 0 where
+ * the mask (bits: the bit row of row 0, rows stride words apart, column c at
+ * bit j0 + c; NULL: none) is clear; sums[r] += the row's sum. */
+UK_TARGET static void UK_NAME(qk_exp)(const float *a, int64_t rows, const float *packed,
+				      int64_t cols, int64_t d, const float *zero,
+				      const float *m, const uint64_t *bits, size_t stride,
+				      int64_t j0, float *s, int64_t lds, float *sums)
+{
+	const float *ar[UK_MR];
+	float mr[UK_MR], out[UK_MR * UK_NR];
+	UK_NAME(vf) sum[UK_MR];
+	uint32_t keep[UK_MR];
+
+	for (int r = 0; r < UK_MR; r++) { /* missing rows read zeros, keep nothing */
+		ar[r] = r < rows ? a + r * d : zero;
+		mr[r] = r < rows ? m[r] : 0.0f;
+		sum[r] = (UK_NAME(vf)){0};
+	}
+	for (int64_t c = 0; c < cols; c += UK_NR) {
+		int64_t w = cols - c < UK_NR ? cols - c : UK_NR;
+		uint32_t cover = (uint32_t)-1 >> (32 - w); /* the panel's real columns */
+		bool whole = w == UK_NR && rows == UK_MR;
+		for (int64_t r = 0; r < UK_MR; r++)
+			keep[r] = r >= rows ? 0u
+				  : bits    ? mk_tiles_bits32(bits + (size_t)r * stride, stride,
+							      j0 + c) & cover
+					    : cover;
+		UK_NAME(qk_exp_block)(ar, packed + c * d, d, mr, keep, sum, whole ? s + c : out,
+				      whole ? lds : UK_NR);
+		for (int64_t r = 0; r < rows && !whole; r++)
+			memcpy(s + r * lds + c, out + r * UK_NR, (size_t)w * sizeof *s);
+	}
+	for (int64_t r = 0; r < rows; r++) {
+		float t = 0.0f;
+		for (int k = 0; k < UK_VW; k++)
+			t += sum[r][k];
+		sums[r] += t;
 	}
 }
 

@@ -1,0 +1,190 @@
+/* softmax's row pass over several slices (heads) of one shape at once.
+ *
+ * One slice after another, each parallel inside, the threads met at the
+ * end of every slice: the last query tile of a slice left the others idle
+ * (one item of 9 at n = 2048), and each slice's parallel regions woke
+ * sleeping threads anew.  Here the work items of every slice form one
+ * list, handed out in order: a thread that finishes a slice's last tile
+ * goes on to the next slice's first.  Each slice's K and V are packed (and
+ * its score bounds found) by the thread that takes the middle item of the
+ * slice before it, into one of HEADS_SLOTS buffers, so that the packing
+ * overlaps the computing and the packed memory stays that of two slices. */
+#include "config.h"
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "cpu_rows.h"
+#include "cpu_tiles.h"
+
+#define HEADS_SLOTS 2
+
+typedef struct heads_run {
+	const mk_attn_slice *xs;
+	tiles_pass *p;        /* per slice */
+	float **bound;        /* per slice: its rows' score bounds, or NULL */
+	int64_t count;
+	tiles_work wk;        /* the items of one slice: alike in every slice */
+	float *buf;           /* HEADS_SLOTS packed K and V */
+	size_t buf_bytes;
+	int64_t slot;         /* floats per slot */
+	atomic_int *ready;    /* per slice: packed */
+	atomic_llong *done;   /* per slice: items finished */
+	atomic_int fail;      /* out of memory somewhere */
+} heads_run;
+
+/* Waits (yielding: a waiting thread may share a core with the one it waits
+ * for) until *flag reaches want. */
+static void heads_wait_int(atomic_int *flag, int want)
+{
+	while (atomic_load_explicit(flag, memory_order_acquire) < want)
+		sched_yield();
+}
+
+static void heads_wait_llong(atomic_llong *count, long long want)
+{
+	while (atomic_load_explicit(count, memory_order_acquire) < want)
+		sched_yield();
+}
+
+/* Slice h's bounds (none when out of memory: the running maximum is then
+ * used, as for scores too large to bound) and its packed K and V, by the
+ * calling thread, into slot h % HEADS_SLOTS. */
+static void heads_pack(heads_run *r, int64_t h)
+{
+	tiles_pass *p = &r->p[h];
+	bool ok = false;
+
+	r->bound[h] = mk_tiles_bounds(&r->xs[h], &ok);
+	p->shift = ok ? r->bound[h] : NULL;
+	if (!p->uk)
+		return;
+	p->packed = r->buf + (h % HEADS_SLOTS) * r->slot;
+	p->vpacked = p->packed + p->ntb * p->pstride;
+	for (int64_t k = 0; k < p->ntb; k++)
+		mk_tiles_pack_block(p, k);
+	if (p->uk->bf16 && !(p->abf = mk_tiles_round_a(p)))
+		atomic_store(&r->fail, 1);
+}
+
+/* Item k of the list: item k % nitems of slice k / nitems.  The taker of a
+ * slice's middle item packs the next slice, once the slice before (whose
+ * slot it takes) is finished; the items of a slice wait for its packing. */
+static void heads_item(heads_run *r, tiles_scratch *w, bool ok, int64_t k)
+{
+	int64_t nitems = r->wk.nitems, h = k / nitems, i = k % nitems;
+
+	if (i == nitems / 2 && h + 1 < r->count) {
+		if (h >= 1)
+			heads_wait_llong(&r->done[h - 1], nitems);
+		heads_pack(r, h + 1);
+		atomic_store_explicit(&r->ready[h + 1], 1, memory_order_release);
+	}
+	heads_wait_int(&r->ready[h], 1);
+	if (ok && !atomic_load_explicit(&r->fail, memory_order_relaxed))
+		mk_tiles_item_run(&r->p[h], w, &r->wk, &r->wk.items[i]);
+	atomic_fetch_add_explicit(&r->done[h], 1, memory_order_release);
+}
+
+/* The list, every thread; slice 0 packed first by all of them. */
+static void heads_loop(heads_run *r)
+{
+#pragma omp parallel
+	{
+		tiles_scratch w;
+		bool ok = mk_tiles_scratch_new(&r->p[0], &w);
+		if (!ok)
+			atomic_store(&r->fail, 1);
+#pragma omp single nowait
+		{
+			bool usable = false;
+			r->bound[0] = mk_tiles_bounds(&r->xs[0], &usable);
+			r->p[0].shift = usable ? r->bound[0] : NULL;
+		}
+#pragma omp for schedule(static)
+		for (int64_t k = 0; k < (r->p[0].uk ? r->p[0].ntb : 0); k++)
+			mk_tiles_pack_block(&r->p[0], k);
+#pragma omp single
+		if (r->p[0].uk && r->p[0].uk->bf16 && !(r->p[0].abf = mk_tiles_round_a(&r->p[0])))
+			atomic_store(&r->fail, 1);
+#pragma omp for schedule(dynamic)
+		for (int64_t k = 0; k < r->count * r->wk.nitems; k++)
+			heads_item(r, &w, ok, k);
+		mk_tiles_scratch_release(&w);
+	}
+}
+
+static void heads_release(heads_run *r)
+{
+	for (int64_t h = 0; r->p && h < r->count; h++)
+		free(r->p[h].abf);
+	for (int64_t h = 0; r->bound && h < r->count; h++)
+		free(r->bound[h]);
+	mk_huge_give(r->buf, r->buf_bytes);
+	mk_tiles_work_release(&r->wk);
+	free(r->p);
+	free(r->bound);
+	free(r->ready);
+	free(r->done);
+}
+
+/* The passes of every slice, and the buffers; > 0 (not an error) when the
+ * items of a slice are split (block rows of many tiles), which the list
+ * does not do: the caller runs the slices one by one then. */
+static int heads_prepare(heads_run *r, float *lse)
+{
+	int ret;
+
+	r->p = calloc((size_t)r->count, sizeof *r->p);
+	r->bound = calloc((size_t)r->count, sizeof *r->bound);
+	r->ready = calloc((size_t)r->count, sizeof *r->ready);
+	r->done = calloc((size_t)r->count, sizeof *r->done);
+	if (!r->p || !r->bound || !r->ready || !r->done)
+		return mk_error_set(MK_ENOMEM, "out of memory for %lld attention slices",
+				    (long long)r->count);
+	for (int64_t h = 0; h < r->count; h++) {
+		if ((ret = mk_tiles_setup(&r->xs[h], false, &r->p[h])))
+			return ret;
+		mk_tiles_row_fields(&r->p[h], NULL, lse + h * r->xs[h].n, true);
+		atomic_init(&r->ready[h], h == 0);
+		atomic_init(&r->done[h], 0);
+	}
+	if ((ret = mk_tiles_work_new(&r->p[0], &r->wk)))
+		return ret;
+	if (r->wk.nslots > 0)
+		return 1;
+	if (!r->p[0].uk)
+		return MK_OK;
+	r->slot = mk_tiles_packed_floats(&r->p[0]);
+	for (int64_t h = 1; h < r->count; h++)
+		r->p[h].pstride = r->p[0].pstride;
+	r->buf = mk_huge_take((size_t)(HEADS_SLOTS * r->slot) * sizeof *r->buf, &r->buf_bytes);
+	if (!r->buf)
+		return mk_error_set(MK_ENOMEM, "out of memory for %lld packed keys",
+				    (long long)(HEADS_SLOTS * r->p[0].nb));
+	r->p[0].packed = r->buf;
+	r->p[0].vpacked = r->buf + r->p[0].ntb * r->p[0].pstride;
+	return MK_OK;
+}
+
+int mk_cpu_tiles_softmax_slices(const mk_attn_slice *xs, int64_t count, float *lse)
+{
+	heads_run r = {.xs = xs, .count = count};
+	int ret;
+
+	atomic_init(&r.fail, 0);
+	ret = count > 1 ? heads_prepare(&r, lse) : 1;
+	if (ret == MK_OK) {
+		heads_loop(&r);
+		if (atomic_load(&r.fail))
+			ret = mk_error_set(MK_ENOMEM, "out of memory for attention tile buffers");
+	}
+	heads_release(&r);
+	if (ret <= 0)
+		return ret;
+	ret = MK_OK;
+	for (int64_t h = 0; h < count && ret == MK_OK; h++) /* one by one */
+		ret = mk_cpu_tiles_row_pass(&xs[h], NULL, lse + h * xs[h].n, true);
+	return ret;
+}
