@@ -15,6 +15,7 @@
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define UK_X86 1
+#include <immintrin.h> /* the AVX-512 level's exponential: vscalefps */
 #endif
 
 /* fp-contract lets a * b + c become one fused multiply-add (ISO C mode

@@ -13,6 +13,7 @@ typedef float UK_NAME(vf) __attribute__((vector_size(UK_VW * 4), aligned(4)));
 typedef int32_t UK_NAME(vi) __attribute__((vector_size(UK_VW * 4), aligned(4)));
 
 #define UK_NR (2 * UK_VW)
+#define UK_LANES ((uint32_t)-1 >> (32 - UK_VW)) /* a bit per lane */
 
 /* Rows of a packed panel ahead of the one read that are prefetched: the
  * panels stream from L2 (a key block's K and V are 256 KiB), and without it
@@ -145,37 +146,58 @@ UK_TARGET static void UK_NAME(pv)(const float *p, int64_t ldp, int64_t rows, con
 	}
 }
 
-/* exp(x) for x <= 0 in every lane, cpu_rows.c's tiles_exp on vectors: x = (n
- * + f) ln 2, 2^f from the same degree-5 polynomial, 2^n from exponent bits;
- * 0 below 2^-125 (so exp(-inf) = 0) and NaN stays NaN.  The casts between
- * vf and vi reinterpret bits; a comparison gives -1 or 0 per lane. */
-UK_TARGET static inline UK_NAME(vf) UK_NAME(exp)(UK_NAME(vf) x)
+/* The polynomial of 2^f for |f| <= 1/2 (cpu_rows.c's tiles_exp: fitted for
+ * relative error, 1.9e-7 at most, and exactly 1 at 0). */
+UK_TARGET static inline UK_NAME(vf) UK_NAME(exp2_poly)(UK_NAME(vf) f)
 {
-	const UK_NAME(vf) lo = UK_BCAST(-100.0f), magic = UK_BCAST(12582912.0f);
-	UK_NAME(vi) under = x < lo, tiny;
-	UK_NAME(vf) xc = (UK_NAME(vf))((under & (UK_NAME(vi))lo) | (~under & (UK_NAME(vi))x));
-	UK_NAME(vf) t = xc * 1.44269504088896341f, r = t + magic, nf = r - magic, f = t - nf, y;
+	UK_NAME(vf) y = UK_BCAST(1.326302532e-3f);
 
-	y = UK_BCAST(1.326302532e-3f);
 	y = y * f + 9.671429172e-3f;
 	y = y * f + 5.550738797e-2f;
 	y = y * f + 2.402224392e-1f;
 	y = y * f + 6.931470037e-1f;
-	y = y * f + 1.0f;
-	tiny = nf > -126.0f;
-	/* r's low mantissa bits hold n: n + 127 in the exponent field is 2^n */
-	return y * (UK_NAME(vf))(tiny & (((UK_NAME(vi))r - (0x4b400000 - 127)) << 23));
+	return y * f + 1.0f;
 }
 
-/* The lanes of a vector whose bit in keep is set: bit k of keep for lane k. */
-UK_TARGET static inline UK_NAME(vf) UK_NAME(keep)(UK_NAME(vf) e, uint32_t keep)
+#if UK_VW == 16
+/* exp(x) for x <= 0 in the lanes whose bit in keep is set, 0 in the others:
+ * x = (n + f) ln 2 with n an integer and |f| <= 1/2, 2^f from the
+ * polynomial, times 2^n by vscalefps; 0 below 2^-125 (so exp(-inf) = 0),
+ * NaN stays NaN (an unordered compare keeps its lane).  12 instructions
+ * where tiles_exp's bit tricks, portable, take 20. */
+UK_TARGET static inline UK_NAME(vf) UK_NAME(exp_keep)(UK_NAME(vf) x, uint32_t keep)
 {
-	UK_NAME(vi) lane, bits = (UK_NAME(vi)){0} + (int32_t)keep;
+	UK_NAME(vf) t = x * 1.44269504088896341f, r = t + 12582912.0f, n = r - 12582912.0f;
+	__mmask16 live = _mm512_cmp_ps_mask((__m512)t, _mm512_set1_ps(-125.0f), _CMP_NLE_UQ);
 
+	return (UK_NAME(vf))_mm512_maskz_scalef_ps(live & (__mmask16)keep,
+						   (__m512)UK_NAME(exp2_poly)(t - n), (__m512)n);
+}
+#else
+/* exp(x) for x <= 0 in the lanes whose bit in keep is set (bit k for lane
+ * k), 0 in the others: cpu_rows.c's tiles_exp on vectors, 2^n made from
+ * exponent bits; 0 below 2^-125 (so exp(-inf) = 0) and NaN stays NaN.  The
+ * casts between vf and vi reinterpret bits; a comparison gives -1 or 0 per
+ * lane. */
+UK_TARGET static inline UK_NAME(vf) UK_NAME(exp_keep)(UK_NAME(vf) x, uint32_t keep)
+{
+	const UK_NAME(vf) lo = UK_BCAST(-100.0f), magic = UK_BCAST(12582912.0f);
+	UK_NAME(vi) under = x < lo, tiny, lane, bits;
+	UK_NAME(vf) xc = (UK_NAME(vf))((under & (UK_NAME(vi))lo) | (~under & (UK_NAME(vi))x));
+	UK_NAME(vf) t = xc * 1.44269504088896341f, r = t + magic, nf = r - magic, e;
+
+	tiny = nf > -126.0f;
+	/* r's low mantissa bits hold n: n + 127 in the exponent field is 2^n */
+	e = UK_NAME(exp2_poly)(t - nf) *
+	    (UK_NAME(vf))(tiny & (((UK_NAME(vi))r - (0x4b400000 - 127)) << 23));
+	if (keep == (uint32_t)-1 >> (32 - UK_VW))
+		return e;
+	bits = (UK_NAME(vi)){0} + (int32_t)keep;
 	for (int k = 0; k < UK_VW; k++)
 		lane[k] = 1 << k;
 	return (UK_NAME(vf))((UK_NAME(vi))e & ((bits & lane) != 0));
 }
+#endif
 
 /* qk_block, then each score s of row r becomes exp(s - m[r]) in keep[r]'s
  * columns (bit c for column c) and 0 elsewhere, its sum added to sum[r]:
@@ -193,11 +215,8 @@ UK_TARGET __attribute__((noinline)) static void UK_NAME(qk_exp_block)(const floa
 #pragma GCC unroll 16
 	for (int r = 0; r < UK_MR; r++) {
 		UK_NAME(vf) mr = UK_BCAST(m[r]);
-		UK_NAME(vf) e0 = UK_NAME(exp)(acc[r][0] - mr), e1 = UK_NAME(exp)(acc[r][1] - mr);
-		if (keep[r] != (uint32_t)-1 >> (32 - UK_NR)) {
-			e0 = UK_NAME(keep)(e0, keep[r]);
-			e1 = UK_NAME(keep)(e1, keep[r] >> UK_VW);
-		}
+		UK_NAME(vf) e0 = UK_NAME(exp_keep)(acc[r][0] - mr, keep[r] & UK_LANES);
+		UK_NAME(vf) e1 = UK_NAME(exp_keep)(acc[r][1] - mr, keep[r] >> UK_VW & UK_LANES);
 		sum[r] += e0 + e1;
 		*(UK_NAME(vf) *)(out + r * ld) = e0;
 		*(UK_NAME(vf) *)(out + r * ld + UK_VW) = e1;
@@ -246,6 +265,7 @@ UK_TARGET static void UK_NAME(qk_exp)(const float *a, int64_t rows, const float 
 }
 
 #undef UK_NR
+#undef UK_LANES
 #undef UK_PREFETCH
 #undef UK_AHEAD
 #undef UK_BCAST
