@@ -430,15 +430,16 @@ START_TEST(failed_writes_keep_the_old_file)
 END_TEST
 
 /* mk_tensor_write_parts: a producer that makes `step` elements a call (the
- * formula of make_tensor), failing on call `fail` (0: never) or making no
- * progress on call `stall`. */
+ * formula of make_tensor), reporting the first half of each through the
+ * sink, failing on call `fail` (0: never) or making no progress on call
+ * `stall`. */
 struct parts {
 	mk_tensor *t;
 	uint64_t step;
 	int calls, fail, stall;
 };
 
-static int parts_produce(void *arg, uint64_t *ready)
+static int parts_produce(void *arg, mk_tensor_sink *sink, uint64_t *ready)
 {
 	struct parts *p = arg;
 	uint64_t count = mk_tensor_count(p->t), end = *ready + p->step;
@@ -448,8 +449,11 @@ static int parts_produce(void *arg, uint64_t *ready)
 	if (p->calls == p->stall)
 		return MK_OK;
 	end = end < count ? end : count;
-	for (uint64_t e = *ready; e < end; e++)
+	for (uint64_t e = *ready; e < end; e++) {
 		p->t->data[e] = (float)e * 0.25f - 3.0f;
+		if (e == (*ready + end) / 2) /* the first half said final on the way */
+			mk_tensor_sink_ready(sink, e + 1);
+	}
 	*ready = end;
 	return MK_OK;
 }

@@ -196,6 +196,54 @@ START_TEST(many_heads_on_every_path)
 }
 END_TEST
 
+/* mk_attn_run_progress: what a call says is final is: the slices
+ * reported are copied at once, and the copies equal the output at the end. */
+typedef struct progress_log {
+	const float *o;
+	float *copy;
+	int64_t slice, done, calls;
+	bool backwards;
+} progress_log;
+
+static void progress_copy(int64_t done, int64_t slices, void *arg)
+{
+	progress_log *g = arg;
+
+	ck_assert_int_le(done, slices);
+	g->backwards |= done <= g->done;
+	memcpy(g->copy + g->done * g->slice, g->o + g->done * g->slice,
+	       (size_t)((done - g->done) * g->slice) * sizeof(float));
+	g->done = done;
+	g->calls++;
+}
+
+/* _i: 0 softmax over many slices at once (cpu_heads.c), 1 slice by slice
+ * (sinkhorn), 2 small slices spread over the threads */
+START_TEST(progress_reports_final_slices)
+{
+	static const struct {
+		int64_t n, d;
+		mk_norm norm;
+	} c[] = {{300, 32, {.kind = MK_NORM_SOFTMAX}},
+		 {300, 32, {.kind = MK_NORM_SINKHORN, .iters = 2}},
+		 {40, 16, {.kind = MK_NORM_SOFTMAX}}};
+	mk_attn_shape sh = {.batch = 2, .heads = 3, .n = c[_i].n, .d = c[_i].d};
+	size_t len = (size_t)(6 * sh.n * sh.d);
+	float *q = uk_randoms(len, 21), *k = uk_randoms(len, 22), *v = uk_randoms(len, 23);
+	float *o = malloc(len * sizeof *o), *copy = malloc(len * sizeof *copy);
+	progress_log g = {.o = o, .copy = copy, .slice = sh.n * sh.d};
+	mk_attn_stats st;
+
+	ck_assert_msg(mk_attn_run_progress(mk_attn_backend_get("cpu"), MK_KERNEL_DENSE, &c[_i].norm,
+					   &sh, q, k, v, NULL, o, &st, progress_copy, &g) == MK_OK,
+		      "%s", mk_error());
+	ck_assert_int_eq(g.done, 6);
+	ck_assert(!g.backwards && g.calls >= 1);
+	ck_assert(memcmp(copy, o, len * sizeof *o) == 0);
+	free(q), free(k), free(v), free(o), free(copy);
+}
+END_TEST
+
 START_TEST(force_rejects_unknown)
 {
 	ck_assert_int_ne(mk_uk_force("avx9000"), MK_OK);
@@ -213,6 +261,7 @@ static Suite *ukernel_suite(void)
 	tcase_add_loop_test(tc, qk_exp_matches_loops, 0, NPATHS);
 	tcase_add_loop_test(tc, kernels_match_reference_on_every_path, 0, NPATHS * UK_NSHAPES);
 	tcase_add_loop_test(tc, many_heads_on_every_path, 0, 2 * NPATHS);
+	tcase_add_loop_test(tc, progress_reports_final_slices, 0, 3);
 	tcase_add_test(tc, force_rejects_unknown);
 	suite_add_tcase(s, tc);
 	return s;

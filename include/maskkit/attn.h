@@ -166,6 +166,15 @@ int mk_attn_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm 
 int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		const mk_attn_shape *s, const float *q, const float *k, const float *v,
 		const mk_attn_layout *mask, float *o, mk_attn_stats *st);
+/* mk_attn_run that says, as it goes, which slices of o are final:
+ * progress(done, batch x heads, parg) with done growing, slices [0, done)
+ * written for good (a caller can start writing them while the rest is
+ * computed).  Called from any of the run's threads, one call at a time;
+ * the last call has done = batch x heads, unless the run fails. */
+int mk_attn_run_progress(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+			 const mk_attn_shape *s, const float *q, const float *k, const float *v,
+			 const mk_attn_layout *mask, float *o, mk_attn_stats *st,
+			 mk_progress_fn progress, void *parg);
 
 /* Column sums of the normalised attention on one (batch, head) slice, for
  * "explaining away" (src/attn/colsum.c): logcol[j] = ln sum_i pi_ij over the

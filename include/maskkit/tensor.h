@@ -59,9 +59,15 @@ const char *mk_tensor_mapped_file(const void *addr);
  * path that names a group; MK_ESYS (a full disk...) or MK_EIO with the OS's
  * reason when writing fails. */
 int mk_tensor_write(const mk_tensor *t, const char *spec, const char *dataset, mk_dtype dtype);
+/* Where a producer may say, while it runs, that elements [0, ready) are
+ * final (ready only grows): from any thread, one call at a time.  A part
+ * said final is written at once, not when the producer returns. */
+typedef struct mk_tensor_sink mk_tensor_sink;
+void mk_tensor_sink_ready(mk_tensor_sink *sink, uint64_t ready);
 /* Makes more of a tensor's data: on return elements [0, *ready) are final
- * (*ready grows on every call); MK_OK or an error with its message. */
-typedef int (*mk_tensor_produce)(void *arg, uint64_t *ready);
+ * (*ready grows on every call); MK_OK or an error with its message.  It
+ * may report parts on the way through sink. */
+typedef int (*mk_tensor_produce)(void *arg, mk_tensor_sink *sink, uint64_t *ready);
 /* mk_tensor_write of t whose data produce makes a part at a time, called
  * until all of it is ready: a .npy file takes each part as it comes and
  * starts it on its way to the disk while the next is made (where the OS

@@ -22,10 +22,12 @@ struct mk_attn_backend {
 	/* A timestamp in seconds taken once the backend's queued work has
 	 * finished (a GPU synchronises first); NULL: the monotonic clock. */
 	double (*clock)(const struct mk_attn_backend *b);
-	/* mask may be NULL for MK_KERNEL_DENSE only; its n must equal s->n. */
+	/* mask may be NULL for MK_KERNEL_DENSE only; its n must equal s->n.
+	 * progress (may be NULL) as in mk_attn_run_progress. */
 	int (*run)(const struct mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
-		   const mk_attn_layout *mask, float *o, mk_attn_stats *st);
+		   const mk_attn_layout *mask, float *o, mk_attn_stats *st,
+		   mk_progress_fn progress, void *parg);
 	/* Selects the device and compute type for later runs (mk_attn_configure
 	 * has checked that dtype is one of dtypes); NULL: one device. */
 	int (*configure)(const struct mk_attn_backend *b, int device, mk_compute dtype);

@@ -137,52 +137,57 @@ out:
 	return ret;
 }
 
-/* O is written while it is computed, a run of slices at a time, when it is
- * at least this large and the backend is the CPU's (a GPU would copy each
- * run back on its own): the fsync at the end then waits for the last run
- * only.  At n = 4096, d = 64, 8 heads (8 MiB of O, ext4) the time from the
- * kernel's end to the exit fell from 35 to 20 ms (medians of 10; measured). */
+/* O is written while it is computed when it is at least this large and
+ * the backend is the CPU's (a GPU would copy it back whole): each slice
+ * goes to the writer's thread as soon as the kernel has finished it
+ * (mk_attn_run_progress), so that the fsync at the end waits for the last
+ * slice only.  At n = 4096, d = 64, 8 heads (8 MiB of O, ext4) the time
+ * from the kernel's end to the exit fell from 35 to 20 ms (medians of 10;
+ * measured with a run of slices per call, which also kept the kernel's
+ * threads from going from one slice to the next). */
 #define FILES_PARTS_MIN_BYTES ((uint64_t)4 << 20)
-#define FILES_PART_BYTES ((uint64_t)1 << 20) /* of O per run, at least */
 
 typedef struct files_parts {
 	files_job *j;
-	int64_t next, per, slices; /* the next slice, slices per run, all of them */
-	double seconds;            /* the kernel's, summed over the runs */
+	mk_tensor_sink *sink;
+	double seconds; /* the kernel's */
 } files_parts;
 
-/* The next run of slices of O (mk_tensor_produce). */
-static int files_part(void *arg, uint64_t *ready)
+/* The slices [0, done) of O are final: to the writer. */
+static void files_part_ready(int64_t done, int64_t slices, void *arg)
+{
+	files_parts *p = arg;
+	const mk_attn_shape *s = &p->j->shape;
+
+	(void)slices;
+	mk_tensor_sink_ready(p->sink, (uint64_t)done * (uint64_t)(s->n * s->d));
+}
+
+/* O, all of it, each slice handed on as it is finished (mk_tensor_produce). */
+static int files_part(void *arg, mk_tensor_sink *sink, uint64_t *ready)
 {
 	files_parts *p = arg;
 	files_job *j = p->j;
-	mk_attn_shape s = j->shape;
-	int64_t a = p->next, b = a + p->per < p->slices ? a + p->per : p->slices;
-	size_t qs = (size_t)(s.n * s.d), ks = (size_t)(mk_attn_kv(&s) * s.d);
+	const mk_attn_shape *s = &j->shape;
 	mk_attn_stats st;
 	double t0 = mk_attn_clock(j->backend);
 	int ret;
 
-	s.batch = 1;
-	s.heads = b - a;
-	ret = mk_attn_run(j->backend, j->o->kernel, &j->o->norm, &s, j->qkv[0].data + a * qs,
-			  j->qkv[1].data + a * ks, j->qkv[2].data + a * ks, j->layout,
-			  j->out.data + a * qs, &st);
-	p->seconds += mk_attn_clock(j->backend) - t0;
-	p->next = b;
-	*ready = (uint64_t)b * qs;
+	p->sink = sink;
+	ret = mk_attn_run_progress(j->backend, j->o->kernel, &j->o->norm, s, j->qkv[0].data,
+				   j->qkv[1].data, j->qkv[2].data, j->layout, j->out.data, &st,
+				   files_part_ready, p);
+	p->seconds = mk_attn_clock(j->backend) - t0;
+	*ready = (uint64_t)(s->batch * s->heads * s->n * s->d);
 	return ret;
 }
 
 /* O computed and written together; r->seconds the kernel's time. */
 static int files_run_write(files_job *j, mk_attn_files *r)
 {
-	const mk_attn_shape *s = &j->shape;
-	uint64_t slice = (uint64_t)(s->n * s->d) * sizeof(float);
-	files_parts p = {.j = j, .slices = s->batch * s->heads};
+	files_parts p = {.j = j};
 	int ret;
 
-	p.per = (int64_t)((FILES_PART_BYTES + slice - 1) / slice);
 	ret = mk_tensor_write_parts(&j->out, j->o->out, "O", j->dtype, files_part, &p);
 	r->seconds = p.seconds;
 	return ret;

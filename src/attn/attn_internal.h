@@ -82,8 +82,10 @@ int mk_cpu_tiles_col_pass(const mk_attn_slice *x, const float *f, float *g);
 int mk_cpu_tiles_row_pass(const mk_attn_slice *x, const float *g, float *f, bool with_v);
 /* softmax (the row pass with V, g = 0) over count slices of one shape and
  * mask (cpu_heads.c): f of slice h at lse + h n.  Their work items form one
- * list over the threads, where the slices one by one met at each end. */
-int mk_cpu_tiles_softmax_slices(const mk_attn_slice *xs, int64_t count, float *lse);
+ * list over the threads, where the slices one by one met at each end.
+ * progress (may be NULL) hears of the slices whose o is final, in order. */
+int mk_cpu_tiles_softmax_slices(const mk_attn_slice *xs, int64_t count, float *lse,
+				mk_progress_fn progress, void *parg);
 /* The CSR transposed: column j's rows, increasing, are row[cptr[j] ..
  * cptr[j+1]-1] (malloc'ed; both NULL on failure, with a message). */
 int mk_attn_csr_transpose(const mk_attn_layout *l, int64_t **cptr, int32_t **row);

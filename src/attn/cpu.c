@@ -200,7 +200,7 @@ static void cpu_run_slice(cpu_job *j, int64_t bh, float *f)
 /* softmax on the tiled kernels, every slice at once (their work items one
  * list over the threads: mk_cpu_tiles_softmax_slices), checked as
  * cpu_run_slice checks each. */
-static int cpu_run_softmax_slices(const cpu_job *j)
+static int cpu_run_softmax_slices(const cpu_job *j, mk_progress_fn progress, void *parg)
 {
 	const mk_attn_shape *s = j->s;
 	int64_t slices = s->batch * s->heads;
@@ -215,7 +215,7 @@ static int cpu_run_softmax_slices(const cpu_job *j)
 	}
 	for (int64_t bh = 0; bh < slices; bh++)
 		xs[bh] = cpu_slice_of(j, bh);
-	ret = mk_cpu_tiles_softmax_slices(xs, slices, f);
+	ret = mk_cpu_tiles_softmax_slices(xs, slices, f, progress, parg);
 	if (ret == MK_OK)
 		ret = cpu_check_finite(j->o, (size_t)slices * (size_t)s->n * (size_t)s->d);
 	if (ret == MK_OK)
@@ -233,7 +233,8 @@ cleanup:
  * is per thread, so a failing slice's is carried back to the caller's. */
 static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
-		   const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+		   const mk_attn_layout *mask, float *o, mk_attn_stats *st,
+		   mk_progress_fn progress, void *parg)
 {
 	int64_t kv = mk_attn_kv(s), per = s->n + kv; /* f and g */
 	int64_t slices = s->batch * s->heads;
@@ -261,7 +262,7 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 	/* one slice at a time runs outside any parallel region: an inactive
 	 * one (if false) would give each kernel's team new threads */
 	if (!across && slices > 1 && norm->kind == MK_NORM_SOFTMAX && kernel != MK_KERNEL_CSR) {
-		ret = cpu_run_softmax_slices(&job);
+		ret = cpu_run_softmax_slices(&job, progress, parg);
 		if (ret)
 			snprintf(job.msg, sizeof job.msg, "%s", mk_error());
 		job.ret = ret;
@@ -269,9 +270,14 @@ static int cpu_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_nor
 		#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
 		for (int64_t bh = 0; bh < slices; bh++)
 			cpu_run_slice(&job, bh, f + (size_t)cpu_thread() * (size_t)per);
+		if (job.ret == MK_OK && progress) /* finished in any order: all at once */
+			progress(slices, slices, parg);
 	} else {
-		for (int64_t bh = 0; bh < slices; bh++)
+		for (int64_t bh = 0; bh < slices && job.ret == MK_OK; bh++) {
 			cpu_run_slice(&job, bh, f);
+			if (job.ret == MK_OK && progress)
+				progress(bh + 1, slices, parg);
+		}
 	}
 	ret = job.ret;
 #ifdef OPENBLAS_VERSION

@@ -32,6 +32,9 @@ typedef struct heads_run {
 	atomic_int *ready;    /* per slice: packed */
 	atomic_llong *done;   /* per slice: items finished */
 	atomic_int fail;      /* out of memory somewhere */
+	mk_progress_fn progress; /* hears of the finished slices, in order */
+	void *parg;
+	int64_t front;        /* slices [0, front) finished and reported */
 } heads_run;
 
 /* Waits (yielding: a waiting thread may share a core with the one it waits
@@ -68,6 +71,24 @@ static void heads_pack(heads_run *r, int64_t h)
 		atomic_store(&r->fail, 1);
 }
 
+/* Reports the slices finished from the front on (a slice's o is final
+ * once its last item is done), one thread at a time. */
+static void heads_report(heads_run *r)
+{
+	int64_t nitems = r->wk.nitems;
+
+#pragma omp critical(mk_heads_report)
+	{
+		int64_t front = r->front;
+		while (front < r->count &&
+		       atomic_load_explicit(&r->done[front], memory_order_acquire) == nitems)
+			front++;
+		if (front > r->front && !atomic_load(&r->fail))
+			r->progress(front, r->count, r->parg);
+		r->front = front;
+	}
+}
+
 /* Item k of the list: item k % nitems of slice k / nitems.  The taker of a
  * slice's middle item packs the next slice, once the slice before (whose
  * slot it takes) is finished; the items of a slice wait for its packing. */
@@ -84,7 +105,9 @@ static void heads_item(heads_run *r, tiles_scratch *w, bool ok, int64_t k)
 	heads_wait_int(&r->ready[h], 1);
 	if (ok && !atomic_load_explicit(&r->fail, memory_order_relaxed))
 		mk_tiles_item_run(&r->p[h], w, &r->wk, &r->wk.items[i]);
-	atomic_fetch_add_explicit(&r->done[h], 1, memory_order_release);
+	if (atomic_fetch_add_explicit(&r->done[h], 1, memory_order_acq_rel) + 1 == nitems &&
+	    r->progress)
+		heads_report(r);
 }
 
 /* The list, every thread; slice 0 packed first by all of them. */
@@ -168,9 +191,10 @@ static int heads_prepare(heads_run *r, float *lse)
 	return MK_OK;
 }
 
-int mk_cpu_tiles_softmax_slices(const mk_attn_slice *xs, int64_t count, float *lse)
+int mk_cpu_tiles_softmax_slices(const mk_attn_slice *xs, int64_t count, float *lse,
+				mk_progress_fn progress, void *parg)
 {
-	heads_run r = {.xs = xs, .count = count};
+	heads_run r = {.xs = xs, .count = count, .progress = progress, .parg = parg};
 	int ret;
 
 	atomic_init(&r.fail, 0);
@@ -184,7 +208,10 @@ int mk_cpu_tiles_softmax_slices(const mk_attn_slice *xs, int64_t count, float *l
 	if (ret <= 0)
 		return ret;
 	ret = MK_OK;
-	for (int64_t h = 0; h < count && ret == MK_OK; h++) /* one by one */
+	for (int64_t h = 0; h < count && ret == MK_OK; h++) { /* one by one */
 		ret = mk_cpu_tiles_row_pass(&xs[h], NULL, lse + h * xs[h].n, true);
+		if (ret == MK_OK && progress)
+			progress(h + 1, count, parg);
+	}
 	return ret;
 }

@@ -278,11 +278,17 @@ out:
 	return ret;
 }
 
+/* o comes back from the device whole: progress hears of it once, at the end */
 static int cuda_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		    const mk_attn_shape *s, const float *q, const float *k, const float *v,
-		    const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+		    const mk_attn_layout *mask, float *o, mk_attn_stats *st,
+		    mk_progress_fn progress, void *parg)
 {
-	return cuda_exec(b->ctx, kernel, norm, s, q, k, v, mask, 0, 0, NULL, o, st);
+	int ret = cuda_exec(b->ctx, kernel, norm, s, q, k, v, mask, 0, 0, NULL, o, st);
+
+	if (ret == MK_OK && progress)
+		progress(s->batch * s->heads, s->batch * s->heads, parg);
+	return ret;
 }
 
 static int cuda_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,

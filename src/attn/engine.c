@@ -302,15 +302,24 @@ int mk_attn_time(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm 
 		       warmup, reps, secs, o, st);
 }
 
-int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
-		const mk_attn_shape *s, const float *q, const float *k, const float *v,
-		const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+int mk_attn_run_progress(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+			 const mk_attn_shape *s, const float *q, const float *k, const float *v,
+			 const mk_attn_layout *mask, float *o, mk_attn_stats *st,
+			 mk_progress_fn progress, void *parg)
 {
 	int ret = attn_check(b, kernel, norm, s, mask);
 	if (ret || (ret = mk_attn_check_scores(s, q, k)))
 		return ret;
 	memset(st, 0, sizeof *st);
-	return b->run(b, kernel, norm, s, q, k, v, kernel == MK_KERNEL_DENSE ? NULL : mask, o, st);
+	return b->run(b, kernel, norm, s, q, k, v, kernel == MK_KERNEL_DENSE ? NULL : mask, o, st,
+		      progress, parg);
+}
+
+int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
+		const mk_attn_shape *s, const float *q, const float *k, const float *v,
+		const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+{
+	return mk_attn_run_progress(b, kernel, norm, s, q, k, v, mask, o, st, NULL, NULL);
 }
 
 int mk_attn_prepare(const mk_attn_backend *b, const mk_mask *m, int64_t tile,

@@ -68,16 +68,29 @@ static int tensor_npy_put(FILE *f, const float *x, uint64_t count, mk_dtype dtyp
  * writes it and makes it durable while the next part is made: the fsync
  * that ends the atomic write then waits for the last part only.  float64
  * (converted on the way) and a flusher that cannot start: written here. */
+struct mk_tensor_sink {
+	mk_flusher *fl; /* NULL: the parts are written as the producer returns them */
+};
+
+void mk_tensor_sink_ready(mk_tensor_sink *sink, uint64_t ready)
+{
+	/* a failed write is reported by mk_flusher_stop, at the end */
+	if (sink && sink->fl)
+		(void)mk_flusher_hand(sink->fl, (size_t)ready * sizeof(float));
+}
+
 static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 {
 	uint64_t count = mk_tensor_count(job->t), ready = *done;
 	mk_flusher *fl = NULL;
+	mk_tensor_sink sink = {NULL};
 	int ret = MK_OK, err, saved;
 
 	if (job->dtype == MK_DTYPE_F32 && fflush(f) == 0)
 		fl = mk_flusher_start(fileno(f), job->t->data);
+	sink.fl = fl;
 	while (*done < count) {
-		if ((ret = job->produce(job->arg, &ready))) {
+		if ((ret = job->produce(job->arg, &sink, &ready))) {
 			job->produce_failed = true;
 			break;
 		}
@@ -455,8 +468,9 @@ static int tensor_write_job(struct tensor_job *job, const char *spec, const char
 		ret = tensor_h5_base(file, &job->base);
 	/* HDF5 is written whole: the producer finishes first */
 	while (ret == MK_OK && job->produce && job->format == MK_FMT_H5 && ready < count) {
+		mk_tensor_sink none = {NULL};
 		uint64_t before = ready;
-		if ((ret = job->produce(job->arg, &ready)))
+		if ((ret = job->produce(job->arg, &none, &ready)))
 			job->produce_failed = true;
 		else if (ready <= before)
 			ret = mk_error_set(MK_EINTERNAL, "a tensor's producer made no progress");
