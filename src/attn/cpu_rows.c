@@ -81,6 +81,9 @@ float mk_tiles_row_exp(float *row, float m, int64_t cols)
 	return sum;
 }
 
+/* Multiplies a row by c (an output row by 1/l at its end: 1 % of the dense
+ * kernel at n = 2048, d = 128 in SSE2, perf). */
+TILES_CLONES
 void mk_tiles_scale(float *row, float c, int64_t d)
 {
 	for (int64_t k = 0; k < d; k++)
