@@ -80,7 +80,7 @@ static int ovf_run(const ovf *t, int c, bool direct)
 	mk_error_set(MK_OK, "%s", "");
 	if (direct)
 		return cpu()->run(cpu(), kern, &norms[c % NNORMS], &t->s, t->q, t->q, t->v, l, t->o,
-				  &st);
+				  &st, NULL, NULL);
 	return mk_attn_run(cpu(), kern, &norms[c % NNORMS], &t->s, t->q, t->q, t->v, l, t->o, &st);
 }
 
@@ -118,6 +118,46 @@ START_TEST(backend_refuses_overflow)
 
 	expect_refused(&t, _i, true, "overflow float32");
 	ovf_release(&t);
+}
+END_TEST
+
+static void record_done(int64_t done, int64_t slices, void *arg)
+{
+	(void)slices;
+	*(int64_t *)arg = done;
+}
+
+/* softmax over three heads as one list (cpu_heads.c), the second head's
+ * scores beyond float32, past the engine's check: the run is refused, and
+ * the progress it reports never takes in the bad head (a caller would have
+ * written it out as final).  _i: the dense, masked and block kernels. */
+START_TEST(progress_stops_before_a_bad_slice)
+{
+	mk_attn_shape s = {.batch = 1, .heads = 3, .n = 300, .d = 16};
+	size_t len = (size_t)(3 * 300 * 16);
+	float *q = malloc(3 * len * sizeof *q), *v = q + len, *o = v + len;
+	mk_mask *m = NULL;
+	mk_attn_layout *l = NULL;
+	mk_attn_stats st;
+	int64_t done = 0;
+
+	ck_assert_ptr_nonnull(q);
+	for (size_t x = 0; x < len; x++) {
+		q[x] = x / (300 * 16) == 1 ? 1e19f : 0.01f * (float)(x % 7);
+		v[x] = 1.0f;
+	}
+	ck_assert_int_eq(mk_mask_new(300, 0, &m), MK_OK);
+	for (int64_t i = 0; i < 300; i++)
+		for (int64_t j = 0; j < 300; j++)
+			mk_mask_set(m, i, j, true);
+	ck_assert_int_eq(mk_attn_layout_new(m, 64, 0, &l), MK_OK);
+	ck_assert_int_eq(cpu()->run(cpu(), (mk_attn_kernel)_i, &norms[0], &s, q, q, v,
+				    _i == MK_KERNEL_DENSE ? NULL : l, o, &st, record_done, &done),
+			 MK_ERANGE);
+	ck_assert_int_le(done, 1);
+	mk_attn_layout_free(l);
+	mk_mask_free(m);
+	free(q);
 }
 END_TEST
 
@@ -263,6 +303,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, run_refuses_overflow, 0, NCASES);
 	tcase_add_loop_test(tc, backend_refuses_overflow, 0, NCASES);
+	tcase_add_loop_test(tc, progress_stops_before_a_bad_slice, 0, MK_KERNEL_CSR);
 	tcase_add_loop_test(tc, below_limit_exact, 0, NCASES);
 	tcase_add_loop_test(tc, above_limit_refused, 0, NCASES);
 	tcase_add_test(tc, reference_refuses_overflow);

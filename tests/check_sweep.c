@@ -264,9 +264,11 @@ END_TEST
 /* A backend that gets every non-dense kernel slightly wrong. */
 static int bad_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		   const mk_attn_shape *s, const float *q, const float *k, const float *v,
-		   const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+		   const mk_attn_layout *mask, float *o, mk_attn_stats *st, mk_progress_fn progress,
+		   void *parg)
 {
-	int ret = mk_attn_run(mk_attn_backend_get("cpu"), kernel, norm, s, q, k, v, mask, o, st);
+	int ret = mk_attn_run_progress(mk_attn_backend_get("cpu"), kernel, norm, s, q, k, v, mask,
+				       o, st, progress, parg);
 	(void)b;
 	if (kernel == MK_KERNEL_CSR)
 		o[3] += 0.01f;

@@ -282,9 +282,11 @@ static double script_clock(const mk_attn_backend *b)
 
 static int script_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 		      const mk_attn_shape *s, const float *q, const float *k, const float *v,
-		      const mk_attn_layout *mask, float *o, mk_attn_stats *st)
+		      const mk_attn_layout *mask, float *o, mk_attn_stats *st,
+		      mk_progress_fn progress, void *parg)
 {
-	int ret = mk_attn_run(mk_attn_backend_get("cpu"), kernel, norm, s, q, k, v, mask, o, st);
+	int ret = mk_attn_run_progress(mk_attn_backend_get("cpu"), kernel, norm, s, q, k, v, mask,
+				       o, st, progress, parg);
 	bool slow = script.calls >= script.slow_from && script.calls < script.slow_to;
 	double cost = script.runs[kernel]++ % 2 && script.alt[kernel] ? script.alt[kernel] :
 		      script.cost[kernel];

@@ -177,8 +177,9 @@ END_TEST
 
 /* softmax over many heads runs their items as one list (cpu_heads.c), K and
  * V packed into two buffers taken in turn: five heads reuse each, on one
- * thread and on two; with global rows (split items) the heads run one by
- * one.  _i = path x thread count. */
+ * thread and on two, with 6 items a head and with 1; with a global row of
+ * 10 tiles (split items) the heads run one by one.  _i = path x thread
+ * count. */
 START_TEST(many_heads_on_every_path)
 {
 	if (!use_path(_i / 2))
@@ -188,7 +189,8 @@ START_TEST(many_heads_on_every_path)
 	omp_set_num_threads(_i % 2 + 1);
 #endif
 	check_case("local3 + random2", 333, 48, 5, 1);
-	check_case("strided32 + global1", 300, 32, 3, 1);
+	check_case("causal", 200, 40, 3, 1);
+	check_case("local40 + global1", 600, 24, 3, 1);
 #ifdef _OPENMP
 	omp_set_num_threads(threads);
 #endif

@@ -169,8 +169,9 @@ int mk_attn_run(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *
 /* mk_attn_run that says, as it goes, which slices of o are final:
  * progress(done, batch x heads, parg) with done growing, slices [0, done)
  * written for good (a caller can start writing them while the rest is
- * computed).  Called from any of the run's threads, one call at a time;
- * the last call has done = batch x heads, unless the run fails. */
+ * computed: the backend has checked them, so the run will not fail for
+ * them).  Called from any of the run's threads, one call at a time; the
+ * last call has done = batch x heads, unless the run fails. */
 int mk_attn_run_progress(const mk_attn_backend *b, mk_attn_kernel kernel, const mk_norm *norm,
 			 const mk_attn_shape *s, const float *q, const float *k, const float *v,
 			 const mk_attn_layout *mask, float *o, mk_attn_stats *st,

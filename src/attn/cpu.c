@@ -197,15 +197,45 @@ static void cpu_run_slice(cpu_job *j, int64_t bh, float *f)
 	}
 }
 
+/* The slices a run reports finished, checked as cpu_run_slice checks each
+ * before they are passed on: a caller told that a slice is final must not
+ * hear of an error in it afterwards.  Runs on a worker thread (whose error
+ * message the caller would not see): it only notes a bad slice. */
+typedef struct cpu_checked {
+	const cpu_job *j;
+	const float *f;
+	int64_t done; /* slices checked */
+	bool bad;
+	mk_progress_fn progress;
+	void *parg;
+} cpu_checked;
+
+static void cpu_check_progress(int64_t done, int64_t slices, void *arg)
+{
+	cpu_checked *c = arg;
+	const mk_attn_shape *s = c->j->s;
+	size_t slice = (size_t)s->n * (size_t)s->d;
+
+	for (; c->done < done && !c->bad; c->done++) {
+		const float *f = c->f + c->done * s->n;
+		c->bad = mk_floats_nonfinite_all(c->j->o + (size_t)c->done * slice, slice);
+		for (int64_t i = 0; i < s->n && !c->bad; i++)
+			c->bad = isnan(f[i]) || f[i] == INFINITY;
+	}
+	if (!c->bad && c->progress)
+		c->progress(done, slices, c->parg);
+}
+
 /* softmax on the tiled kernels, every slice at once (their work items one
- * list over the threads: mk_cpu_tiles_softmax_slices), checked as
- * cpu_run_slice checks each. */
+ * list over the threads: mk_cpu_tiles_softmax_slices), each slice checked
+ * as cpu_run_slice checks one, as it is finished. */
 static int cpu_run_softmax_slices(const cpu_job *j, mk_progress_fn progress, void *parg)
 {
 	const mk_attn_shape *s = j->s;
 	int64_t slices = s->batch * s->heads;
 	mk_attn_slice *xs = malloc((size_t)slices * sizeof *xs);
 	float *f = malloc((size_t)slices * (size_t)s->n * sizeof *f);
+	cpu_checked c = {.j = j, .f = f, .progress = progress, .parg = parg};
 	int ret;
 
 	if (!xs || !f) {
@@ -215,11 +245,11 @@ static int cpu_run_softmax_slices(const cpu_job *j, mk_progress_fn progress, voi
 	}
 	for (int64_t bh = 0; bh < slices; bh++)
 		xs[bh] = cpu_slice_of(j, bh);
-	ret = mk_cpu_tiles_softmax_slices(xs, slices, f, progress, parg);
-	if (ret == MK_OK)
-		ret = cpu_check_finite(j->o, (size_t)slices * (size_t)s->n * (size_t)s->d);
-	if (ret == MK_OK)
-		ret = cpu_check_scalings(f, slices * s->n);
+	ret = mk_cpu_tiles_softmax_slices(xs, slices, f, cpu_check_progress, &c);
+	if (ret == MK_OK && !c.bad && c.done < slices) /* a guard: a run reports them all */
+		cpu_check_progress(slices, slices, &c);
+	if (ret == MK_OK && c.bad)
+		ret = cpu_overflow();
 	if (ret == MK_OK)
 		j->st->empty_rows = cpu_empty_rows(f, s->n);
 cleanup:

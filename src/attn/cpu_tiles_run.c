@@ -68,6 +68,7 @@ void mk_tiles_work_release(tiles_work *wk)
 	free(wk->part.m);
 	free(wk->part.l);
 	free(wk->part.o);
+	memset(wk, 0, sizeof *wk); /* released twice is released once */
 }
 
 int mk_tiles_work_new(const tiles_pass *p, tiles_work *wk)

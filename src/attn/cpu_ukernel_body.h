@@ -11,6 +11,7 @@
 
 typedef float UK_NAME(vf) __attribute__((vector_size(UK_VW * 4), aligned(4)));
 typedef int32_t UK_NAME(vi) __attribute__((vector_size(UK_VW * 4), aligned(4)));
+typedef uint32_t UK_NAME(vu) __attribute__((vector_size(UK_VW * 4), aligned(4)));
 
 #define UK_NR (2 * UK_VW)
 #define UK_LANES ((uint32_t)-1 >> (32 - UK_VW)) /* a bit per lane */
@@ -189,7 +190,7 @@ UK_TARGET static inline UK_NAME(vf) UK_NAME(exp_keep)(UK_NAME(vf) x, uint32_t ke
 	tiny = nf > -126.0f;
 	/* r's low mantissa bits hold n: n + 127 in the exponent field is 2^n */
 	e = UK_NAME(exp2_poly)(t - nf) *
-	    (UK_NAME(vf))(tiny & (((UK_NAME(vi))r - (0x4b400000 - 127)) << 23));
+	    (UK_NAME(vf))(tiny & (UK_NAME(vi))(((UK_NAME(vu))r - (0x4b400000u - 127u)) << 23));
 	if (keep == (uint32_t)-1 >> (32 - UK_VW))
 		return e;
 	bits = (UK_NAME(vi)){0} + (int32_t)keep;
