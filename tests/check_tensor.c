@@ -430,9 +430,8 @@ START_TEST(failed_writes_keep_the_old_file)
 END_TEST
 
 /* mk_tensor_write_parts: a producer that makes `step` elements a call (the
- * formula of make_tensor), reporting the first half of each through the
- * sink, failing on call `fail` (0: never) or making no progress on call
- * `stall`. */
+ * formula of make_tensor; the first half said final through the sink),
+ * failing on call `fail` (0: never) or making no progress on call `stall`. */
 struct parts {
 	mk_tensor *t;
 	uint64_t step;
@@ -451,7 +450,7 @@ static int parts_produce(void *arg, mk_tensor_sink *sink, uint64_t *ready)
 	end = end < count ? end : count;
 	for (uint64_t e = *ready; e < end; e++) {
 		p->t->data[e] = (float)e * 0.25f - 3.0f;
-		if (e == (*ready + end) / 2) /* the first half said final on the way */
+		if (e == (*ready + end) / 2)
 			mk_tensor_sink_ready(sink, e + 1);
 	}
 	*ready = end;

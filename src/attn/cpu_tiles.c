@@ -195,7 +195,8 @@ static int64_t tiles_block(const tiles_pass *p, tiles_scratch *w, tiles_state *s
 	const float *b, *v;
 
 	if (p->uk) {
-		for (int64_t g = 0; g < ng; off += w->width[g], g++)
+		/* fixed (no bias): the exponentials take the bound, not nb */
+		for (int64_t g = 0; !fixed && g < ng; off += w->width[g], g++)
 			tiles_neg_bias(p, w->nb + off, w->j0[g], w->width[g]);
 		tiles_block_uk(p, w, st, i0, rows, ng, fixed);
 		return next;
