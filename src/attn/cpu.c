@@ -32,12 +32,17 @@ static int cpu_overflow(void)
  * engine refuses inputs whose scores could overflow (mk_attn_check_scores);
  * this is the backend's own guard, for callers of run: a NaN or +inf
  * scaling read by the next pass as "no entry" would zero rows silently. */
-static int cpu_check_scalings(const float *x, int64_t n)
+static bool cpu_scalings_bad(const float *x, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++)
 		if (isnan(x[i]) || x[i] == INFINITY)
-			return cpu_overflow();
-	return MK_OK;
+			return true;
+	return false;
+}
+
+static int cpu_check_scalings(const float *x, int64_t n)
+{
+	return cpu_scalings_bad(x, n) ? cpu_overflow() : MK_OK;
 }
 
 /* K rounds of column then row scaling from f = 0; rows >= 1 scale V. */
@@ -216,12 +221,9 @@ static void cpu_check_progress(int64_t done, int64_t slices, void *arg)
 	const mk_attn_shape *s = c->j->s;
 	size_t slice = (size_t)s->n * (size_t)s->d;
 
-	for (; c->done < done && !c->bad; c->done++) {
-		const float *f = c->f + c->done * s->n;
-		c->bad = mk_floats_nonfinite_all(c->j->o + (size_t)c->done * slice, slice);
-		for (int64_t i = 0; i < s->n && !c->bad; i++)
-			c->bad = isnan(f[i]) || f[i] == INFINITY;
-	}
+	for (; c->done < done && !c->bad; c->done++)
+		c->bad = mk_floats_nonfinite_all(c->j->o + (size_t)c->done * slice, slice) ||
+			 cpu_scalings_bad(c->f + c->done * s->n, s->n);
 	if (!c->bad && c->progress)
 		c->progress(done, slices, c->parg);
 }

@@ -29,7 +29,7 @@ typedef struct heads_run {
 	float *buf;           /* HEADS_SLOTS packed K and V */
 	size_t buf_bytes;
 	int64_t slot;         /* floats per slot */
-	atomic_int *ready;    /* per slice: packed */
+	atomic_llong *ready;  /* per slice: 1 once packed */
 	atomic_llong *done;   /* per slice: items finished */
 	atomic_int fail;      /* out of memory somewhere */
 	mk_progress_fn progress; /* hears of the finished slices, in order */
@@ -38,14 +38,8 @@ typedef struct heads_run {
 } heads_run;
 
 /* Waits (yielding: a waiting thread may share a core with the one it waits
- * for) until *flag reaches want. */
-static void heads_wait_int(atomic_int *flag, int want)
-{
-	while (atomic_load_explicit(flag, memory_order_acquire) < want)
-		sched_yield();
-}
-
-static void heads_wait_llong(atomic_llong *count, long long want)
+ * for) until *count reaches want. */
+static void heads_wait(atomic_llong *count, long long want)
 {
 	while (atomic_load_explicit(count, memory_order_acquire) < want)
 		sched_yield();
@@ -98,11 +92,11 @@ static void heads_item(heads_run *r, tiles_scratch *w, bool ok, int64_t k)
 
 	if (i == nitems / 2 && h + 1 < r->count) {
 		if (h >= 1)
-			heads_wait_llong(&r->done[h - 1], nitems);
+			heads_wait(&r->done[h - 1], nitems);
 		heads_pack(r, h + 1);
 		atomic_store_explicit(&r->ready[h + 1], 1, memory_order_release);
 	}
-	heads_wait_int(&r->ready[h], 1);
+	heads_wait(&r->ready[h], 1);
 	if (ok && !atomic_load_explicit(&r->fail, memory_order_relaxed))
 		mk_tiles_item_run(&r->p[h], w, &r->wk, &r->wk.items[i]);
 	if (atomic_fetch_add_explicit(&r->done[h], 1, memory_order_acq_rel) + 1 == nitems &&
