@@ -8,7 +8,12 @@
  * goes on to the next slice's first.  Each slice's K and V are packed (and
  * its score bounds found) by the thread that takes the middle item of the
  * slice before it, into one of HEADS_SLOTS buffers, so that the packing
- * overlaps the computing and the packed memory stays that of two slices. */
+ * overlaps the computing and the packed memory stays that of two slices.
+ * A block row split into pieces (a global row of a block mask) has its
+ * pieces' states in the slice's set of HEADS_SLOTS, and the thread that
+ * finishes its last piece merges them: the block kernel one list too (one
+ * by one, its regions' and merges' waits cost 15-50 % at n = 2048 with
+ * OpenMP waiting passively, measured). */
 #include "config.h"
 #include <sched.h>
 #include <stdatomic.h>
@@ -26,6 +31,8 @@ typedef struct heads_run {
 	float **bound;        /* per slice: its rows' score bounds, or NULL */
 	int64_t count;
 	tiles_work wk;        /* the items of one slice: alike in every slice */
+	tiles_state part[HEADS_SLOTS]; /* split rows' pieces; [0] is wk's */
+	atomic_int *pieces;   /* per slice and split row: its pieces finished */
 	float *buf;           /* HEADS_SLOTS packed K and V */
 	size_t buf_bytes;
 	int64_t slot;         /* floats per slot */
@@ -83,12 +90,30 @@ static void heads_report(heads_run *r)
 	}
 }
 
+/* The split row whose pieces have states from slot on (split_slot rises). */
+static int64_t heads_split_of(const tiles_work *wk, int64_t slot)
+{
+	int64_t lo = 0, hi = wk->nsplit - 1;
+
+	while (lo < hi) {
+		int64_t mid = (lo + hi + 1) / 2;
+		if (wk->split_slot[mid] <= slot)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /* Item k of the list: item k % nitems of slice k / nitems.  The taker of a
  * slice's middle item packs the next slice, once the slice before (whose
- * slot it takes) is finished; the items of a slice wait for its packing. */
+ * slot it takes) is finished; the items of a slice wait for its packing.
+ * The last piece of a split row to finish merges the row. */
 static void heads_item(heads_run *r, tiles_scratch *w, bool ok, int64_t k)
 {
 	int64_t nitems = r->wk.nitems, h = k / nitems, i = k % nitems;
+	const tiles_item *it = &r->wk.items[i];
+	tiles_work wk = r->wk;
 
 	if (i == nitems / 2 && h + 1 < r->count) {
 		if (h >= 1)
@@ -97,8 +122,17 @@ static void heads_item(heads_run *r, tiles_scratch *w, bool ok, int64_t k)
 		atomic_store_explicit(&r->ready[h + 1], 1, memory_order_release);
 	}
 	heads_wait(&r->ready[h], 1);
-	if (ok && !atomic_load_explicit(&r->fail, memory_order_relaxed))
-		mk_tiles_item_run(&r->p[h], w, &r->wk, &r->wk.items[i]);
+	ok = ok && !atomic_load_explicit(&r->fail, memory_order_relaxed);
+	wk.part = r->part[h % HEADS_SLOTS];
+	if (ok)
+		mk_tiles_item_run(&r->p[h], w, &wk, it);
+	if (it->slot >= 0) {
+		int64_t sp = heads_split_of(&wk, it->slot);
+		int want = (int)(wk.split_slot[sp + 1] - wk.split_slot[sp]);
+		if (atomic_fetch_add_explicit(&r->pieces[h * wk.nsplit + sp], 1,
+					      memory_order_acq_rel) + 1 == want && ok)
+			mk_tiles_merge(&r->p[h], &wk, sp);
+	}
 	if (atomic_fetch_add_explicit(&r->done[h], 1, memory_order_acq_rel) + 1 == nitems &&
 	    r->progress)
 		heads_report(r);
@@ -139,16 +173,43 @@ static void heads_release(heads_run *r)
 	for (int64_t h = 0; r->bound && h < r->count; h++)
 		free(r->bound[h]);
 	mk_huge_give(r->buf, r->buf_bytes);
+	for (int s = 1; s < HEADS_SLOTS; s++) {
+		free(r->part[s].m);
+		free(r->part[s].l);
+		free(r->part[s].o);
+	}
 	mk_tiles_work_release(&r->wk);
+	free(r->pieces);
 	free(r->p);
 	free(r->bound);
 	free(r->ready);
 	free(r->done);
 }
 
-/* The passes of every slice, and the buffers; > 0 (not an error) when the
- * items of a slice are split (block rows of many tiles), which the list
- * does not do: the caller runs the slices one by one then. */
+/* The other sets of split rows' states, like wk's, and their counters. */
+static int heads_parts(heads_run *r)
+{
+	size_t rows = (size_t)(r->wk.nslots * r->p[0].ta), d = (size_t)r->xs[0].d;
+	bool o = r->p[0].o != NULL && rows > 0, ok;
+
+	r->part[0] = r->wk.part;
+	r->pieces = calloc((size_t)(r->count * r->wk.nsplit) + 1, sizeof *r->pieces);
+	ok = r->pieces != NULL;
+	for (int s = 1; s < HEADS_SLOTS; s++) {
+		r->part[s].m = malloc((rows ? rows : 1) * sizeof *r->part[s].m);
+		r->part[s].l = malloc((rows ? rows : 1) * sizeof *r->part[s].l);
+		r->part[s].o = o ? malloc(rows * d * sizeof *r->part[s].o) : NULL;
+		ok = ok && r->part[s].m && r->part[s].l && (!o || r->part[s].o);
+	}
+	if (!ok)
+		return mk_error_set(MK_ENOMEM, "out of memory for %lld split attention rows",
+				    (long long)r->wk.nsplit);
+	for (int64_t c = 0; c < r->count * r->wk.nsplit; c++)
+		atomic_init(&r->pieces[c], 0);
+	return MK_OK;
+}
+
+/* The passes of every slice, and the buffers. */
 static int heads_prepare(heads_run *r, float *lse)
 {
 	int ret;
@@ -167,10 +228,8 @@ static int heads_prepare(heads_run *r, float *lse)
 		atomic_init(&r->ready[h], h == 0);
 		atomic_init(&r->done[h], 0);
 	}
-	if ((ret = mk_tiles_work_new(&r->p[0], &r->wk)))
+	if ((ret = mk_tiles_work_new(&r->p[0], &r->wk)) || (ret = heads_parts(r)))
 		return ret;
-	if (r->wk.nslots > 0)
-		return 1;
 	if (!r->p[0].uk)
 		return MK_OK;
 	r->slot = mk_tiles_packed_floats(&r->p[0]);

@@ -4,6 +4,9 @@
  *   UK_VW       floats per vector (4 SSE2, 8 AVX2, 16 AVX-512)
  *   UK_MR       rows per register block
  *   UK_TARGET   the function attributes of the level
+ *   UK_SMALL(x) (optional) the name of x with a smaller block, UK_SMALL_MR
+ *               rows, instantiated before: strips of at most UK_SMALL_MR
+ *               rows go to it rather than to a block mostly of zero rows
  * A register block is UK_MR rows by two vectors: its 2 UK_MR accumulators,
  * two loaded vectors and a broadcast fit the level's registers (16 ymm:
  * 6 x 2 + 3; 32 zmm: 12 x 2 + 3), so each loaded vector feeds UK_MR fused
@@ -77,6 +80,12 @@ UK_TARGET static void UK_NAME(qk)(const float *a, int64_t rows, const float *pac
 	const float *ar[UK_MR];
 	float out[UK_MR * UK_NR];
 
+#ifdef UK_SMALL
+	if (rows <= UK_SMALL_MR) {
+		UK_SMALL(qk)(a, rows, packed, cols, d, zero, s, lds);
+		return;
+	}
+#endif
 	for (int r = 0; r < UK_MR; r++) /* missing rows read zeros, and are not stored */
 		ar[r] = r < rows ? a + r * d : zero;
 	for (int64_t c = 0; c < cols; c += UK_NR) {
@@ -129,6 +138,12 @@ UK_TARGET static void UK_NAME(pv)(const float *p, int64_t ldp, int64_t rows, con
 	const float *pr[UK_MR];
 	float *orow[UK_MR], tail[UK_MR * UK_NR];
 
+#ifdef UK_SMALL
+	if (rows <= UK_SMALL_MR) {
+		UK_SMALL(pv)(p, ldp, rows, v, cols, d, zero, sink, o);
+		return;
+	}
+#endif
 	for (int r = 0; r < UK_MR; r++) { /* missing rows: zero weights into a sink */
 		pr[r] = r < rows ? p + r * ldp : zero;
 		orow[r] = r < rows ? o + r * d : sink;
@@ -238,6 +253,12 @@ UK_TARGET static void UK_NAME(qk_exp)(const float *a, int64_t rows, const float 
 	UK_NAME(vf) sum[UK_MR];
 	uint32_t keep[UK_MR];
 
+#ifdef UK_SMALL
+	if (rows <= UK_SMALL_MR) {
+		UK_SMALL(qk_exp)(a, rows, packed, cols, d, zero, m, bits, stride, j0, s, lds, sums);
+		return;
+	}
+#endif
 	for (int r = 0; r < UK_MR; r++) { /* missing rows read zeros, keep nothing */
 		ar[r] = r < rows ? a + r * d : zero;
 		mr[r] = r < rows ? m[r] : 0.0f;
