@@ -33,7 +33,7 @@ static const struct {
 	const char *expr;
 	int64_t n, d;
 } uk_shapes[] = {
-	{"local40 + global1", 600, 40}, {"causal", 77, 5}, {"local3 + random2", 530, 64},
+	{"local40 + global1", 1200, 40}, {"causal", 77, 5}, {"local3 + random2", 530, 64},
 	{"strided64 + global2", 1100, 24}, {"causal", 700, 100},
 };
 #define UK_NSHAPES ((int)(sizeof uk_shapes / sizeof *uk_shapes))
