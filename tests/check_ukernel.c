@@ -181,7 +181,8 @@ END_TEST
  * V packed into two buffers taken in turn: five heads reuse each, on one
  * thread and on two, with 6 items a head and with 1, and with a global row
  * of 19 tiles split in two items (block), whose pieces' states take two
- * sets in turn too, merged by the thread that finishes the last piece.
+ * sets in turn too, merged by the thread that finishes the last piece;
+ * then three such rows (tiles 0, 9 and 18), each found by its slots.
  * _i = path x thread count. */
 START_TEST(many_heads_on_every_path)
 {
@@ -194,6 +195,7 @@ START_TEST(many_heads_on_every_path)
 	check_case("local3 + random2", 333, 48, 5, 1);
 	check_case("causal", 200, 40, 3, 1);
 	check_case("local40 + global1", 1200, 24, 5, 1);
+	check_case("local40 + global(tokens=0,600,1199)", 1200, 16, 3, 1);
 #ifdef _OPENMP
 	omp_set_num_threads(threads);
 #endif
@@ -224,28 +226,44 @@ static void progress_copy(int64_t done, int64_t slices, void *arg)
 }
 
 /* _i: 0 softmax over many slices at once (cpu_heads.c), 1 slice by slice
- * (sinkhorn), 2 small slices spread over the threads */
+ * (sinkhorn), 2 small slices spread over the threads, 3 as 0 on the block
+ * kernel with a split global row (a slice is final once it is merged) */
 START_TEST(progress_reports_final_slices)
 {
 	static const struct {
 		int64_t n, d;
 		mk_norm norm;
-	} c[] = {{300, 32, {.kind = MK_NORM_SOFTMAX}},
-		 {300, 32, {.kind = MK_NORM_SINKHORN, .iters = 2}},
-		 {40, 16, {.kind = MK_NORM_SOFTMAX}}};
+		const char *expr; /* the block kernel's mask, or NULL: dense */
+	} c[] = {{300, 32, {.kind = MK_NORM_SOFTMAX}, NULL},
+		 {300, 32, {.kind = MK_NORM_SINKHORN, .iters = 2}, NULL},
+		 {40, 16, {.kind = MK_NORM_SOFTMAX}, NULL},
+		 {1200, 16, {.kind = MK_NORM_SOFTMAX}, "local40 + global1"}};
 	mk_attn_shape sh = {.batch = 2, .heads = 3, .n = c[_i].n, .d = c[_i].d};
 	size_t len = (size_t)(6 * sh.n * sh.d);
 	float *q = uk_randoms(len, 21), *k = uk_randoms(len, 22), *v = uk_randoms(len, 23);
 	float *o = malloc(len * sizeof *o), *copy = malloc(len * sizeof *copy);
 	progress_log g = {.o = o, .copy = copy, .slice = sh.n * sh.d};
 	mk_attn_stats st;
+	mk_expr *e = NULL;
+	mk_mask *m = NULL;
+	mk_attn_layout *l = NULL;
 
-	ck_assert_msg(mk_attn_run_progress(mk_attn_backend_get("cpu"), MK_KERNEL_DENSE, &c[_i].norm,
-					   &sh, q, k, v, NULL, o, &st, progress_copy, &g) == MK_OK,
+	if (c[_i].expr)
+		ck_assert_msg(mk_expr_parse(c[_i].expr, &e) == MK_OK &&
+				      mk_expr_bind(e, &(mk_bind_opts){.n = sh.n}) == MK_OK &&
+				      mk_expr_to_mask(e, &m) == MK_OK &&
+				      mk_attn_layout_new(m, 64, 0, &l) == MK_OK,
+			      "%s", mk_error());
+	ck_assert_msg(mk_attn_run_progress(mk_attn_backend_get("cpu"),
+					   l ? MK_KERNEL_BLOCK : MK_KERNEL_DENSE, &c[_i].norm, &sh,
+					   q, k, v, l, o, &st, progress_copy, &g) == MK_OK,
 		      "%s", mk_error());
 	ck_assert_int_eq(g.done, 6);
 	ck_assert(!g.backwards && g.calls >= 1);
 	ck_assert(memcmp(copy, o, len * sizeof *o) == 0);
+	mk_attn_layout_free(l);
+	mk_mask_free(m);
+	mk_expr_free(e);
 	free(q), free(k), free(v), free(o), free(copy);
 }
 END_TEST
@@ -267,7 +285,7 @@ static Suite *ukernel_suite(void)
 	tcase_add_loop_test(tc, qk_exp_matches_loops, 0, NPATHS);
 	tcase_add_loop_test(tc, kernels_match_reference_on_every_path, 0, NPATHS * UK_NSHAPES);
 	tcase_add_loop_test(tc, many_heads_on_every_path, 0, 2 * NPATHS);
-	tcase_add_loop_test(tc, progress_reports_final_slices, 0, 3);
+	tcase_add_loop_test(tc, progress_reports_final_slices, 0, 4);
 	tcase_add_test(tc, force_rejects_unknown);
 	suite_add_tcase(s, tc);
 	return s;

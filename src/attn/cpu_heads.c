@@ -129,8 +129,11 @@ static void heads_item(heads_run *r, tiles_scratch *w, bool ok, int64_t k)
 	if (it->slot >= 0) {
 		int64_t sp = heads_split_of(&wk, it->slot);
 		int want = (int)(wk.split_slot[sp + 1] - wk.split_slot[sp]);
+		/* fail read again: a piece skipped on another thread (it set or
+		 * saw fail before its count) left its state unwritten */
 		if (atomic_fetch_add_explicit(&r->pieces[h * wk.nsplit + sp], 1,
-					      memory_order_acq_rel) + 1 == want && ok)
+					      memory_order_acq_rel) + 1 == want && ok &&
+		    !atomic_load_explicit(&r->fail, memory_order_acquire))
 			mk_tiles_merge(&r->p[h], &wk, sp);
 	}
 	if (atomic_fetch_add_explicit(&r->done[h], 1, memory_order_acq_rel) + 1 == nitems &&
@@ -159,7 +162,9 @@ static void heads_loop(heads_run *r)
 #pragma omp single
 		if (r->p[0].uk && r->p[0].uk->bf16 && !(r->p[0].abf = mk_tiles_round_a(&r->p[0])))
 			atomic_store(&r->fail, 1);
-#pragma omp for schedule(dynamic)
+		/* in order: an item waits only for earlier ones (OpenMP 5 lets a
+		 * plain dynamic schedule hand items out of order) */
+#pragma omp for schedule(monotonic : dynamic)
 		for (int64_t k = 0; k < r->count * r->wk.nitems; k++)
 			heads_item(r, &w, ok, k);
 		mk_tiles_scratch_release(&w);
@@ -190,14 +195,16 @@ static void heads_release(heads_run *r)
 static int heads_parts(heads_run *r)
 {
 	size_t rows = (size_t)(r->wk.nslots * r->p[0].ta), d = (size_t)r->xs[0].d;
-	bool o = r->p[0].o != NULL && rows > 0, ok;
+	bool o = r->p[0].o != NULL, ok;
 
 	r->part[0] = r->wk.part;
-	r->pieces = calloc((size_t)(r->count * r->wk.nsplit) + 1, sizeof *r->pieces);
+	if (r->wk.nslots == 0)
+		return MK_OK; /* no split row */
+	r->pieces = calloc((size_t)(r->count * r->wk.nsplit), sizeof *r->pieces);
 	ok = r->pieces != NULL;
 	for (int s = 1; s < HEADS_SLOTS; s++) {
-		r->part[s].m = malloc((rows ? rows : 1) * sizeof *r->part[s].m);
-		r->part[s].l = malloc((rows ? rows : 1) * sizeof *r->part[s].l);
+		r->part[s].m = malloc(rows * sizeof *r->part[s].m);
+		r->part[s].l = malloc(rows * sizeof *r->part[s].l);
 		r->part[s].o = o ? malloc(rows * d * sizeof *r->part[s].o) : NULL;
 		ok = ok && r->part[s].m && r->part[s].l && (!o || r->part[s].o);
 	}

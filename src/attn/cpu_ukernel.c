@@ -3,7 +3,7 @@
  * cpu_ukernel_body.h is compiled once per level with GCC's vector types:
  * AVX-512 (12 x 32 blocks in 32 zmm registers), AVX2 with FMA (6 x 16 in 16
  * ymm) and a portable one (6 x 8, SSE2 on x86-64 or whatever the target's
- * vectors are).  The level is chosen at run time from the CPU, so one build
+ * vectors are), each with a 4-row block for the strips of 4 rows or fewer.  The level is chosen at run time from the CPU, so one build
  * runs everywhere; MASKKIT_CPU_KERNEL or mk_uk_force picks another, which
  * is how the tests check every path against the reference. */
 #include "config.h"
