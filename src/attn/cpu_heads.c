@@ -10,8 +10,8 @@
  * slice before it, into one of HEADS_SLOTS buffers, so that the packing
  * overlaps the computing and the packed memory stays that of two slices.
  * A block row split into pieces (a global row of a block mask) has its
- * pieces' states in the slice's set of HEADS_SLOTS, and the thread that
- * finishes its last piece merges them: the block kernel one list too (one
+ * pieces' states in the slice's set of HEADS_SLOTS and its counter in the
+ * slice's copy, and the thread that finishes its last piece merges them: the block kernel one list too (one
  * by one, its regions' and merges' waits cost 15-50 % at n = 2048 with
  * OpenMP waiting passively, measured). */
 #include "config.h"
@@ -32,7 +32,6 @@ typedef struct heads_run {
 	int64_t count;
 	tiles_work wk;        /* the items of one slice: alike in every slice */
 	tiles_state part[HEADS_SLOTS]; /* split rows' pieces; [0] is wk's */
-	atomic_int *pieces;   /* per slice and split row: its pieces finished */
 	float *buf;           /* HEADS_SLOTS packed K and V */
 	size_t buf_bytes;
 	int64_t slot;         /* floats per slot */
@@ -90,21 +89,6 @@ static void heads_report(heads_run *r)
 	}
 }
 
-/* The split row whose pieces have states from slot on (split_slot rises). */
-static int64_t heads_split_of(const tiles_work *wk, int64_t slot)
-{
-	int64_t lo = 0, hi = wk->nsplit - 1;
-
-	while (lo < hi) {
-		int64_t mid = (lo + hi + 1) / 2;
-		if (wk->split_slot[mid] <= slot)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
 /* Item k of the list: item k % nitems of slice k / nitems.  The taker of a
  * slice's middle item packs the next slice, once the slice before (whose
  * slot it takes) is finished; the items of a slice wait for its packing.
@@ -126,16 +110,11 @@ static void heads_item(heads_run *r, tiles_scratch *w, bool ok, int64_t k)
 	wk.part = r->part[h % HEADS_SLOTS];
 	if (ok)
 		mk_tiles_item_run(&r->p[h], w, &wk, it);
-	if (it->slot >= 0) {
-		int64_t sp = heads_split_of(&wk, it->slot);
-		int want = (int)(wk.split_slot[sp + 1] - wk.split_slot[sp]);
-		/* fail read again: a piece skipped on another thread (it set or
-		 * saw fail before its count) left its state unwritten */
-		if (atomic_fetch_add_explicit(&r->pieces[h * wk.nsplit + sp], 1,
-					      memory_order_acq_rel) + 1 == want && ok &&
-		    !atomic_load_explicit(&r->fail, memory_order_acquire))
-			mk_tiles_merge(&r->p[h], &wk, sp);
-	}
+	/* fail read again: a piece skipped on another thread (it set or saw
+	 * fail before its count) left its state unwritten */
+	if (mk_tiles_piece_done(it, &wk, wk.pieces + h * wk.nsplit) && ok &&
+	    !atomic_load_explicit(&r->fail, memory_order_acquire))
+		mk_tiles_merge(&r->p[h], &wk, it->split);
 	if (atomic_fetch_add_explicit(&r->done[h], 1, memory_order_acq_rel) + 1 == nitems &&
 	    r->progress)
 		heads_report(r);
@@ -184,24 +163,21 @@ static void heads_release(heads_run *r)
 		free(r->part[s].o);
 	}
 	mk_tiles_work_release(&r->wk);
-	free(r->pieces);
 	free(r->p);
 	free(r->bound);
 	free(r->ready);
 	free(r->done);
 }
 
-/* The other sets of split rows' states, like wk's, and their counters. */
+/* The other sets of split rows' states, like wk's. */
 static int heads_parts(heads_run *r)
 {
 	size_t rows = (size_t)(r->wk.nslots * r->p[0].ta), d = (size_t)r->xs[0].d;
-	bool o = r->p[0].o != NULL, ok;
+	bool o = r->p[0].o != NULL, ok = true;
 
 	r->part[0] = r->wk.part;
 	if (r->wk.nslots == 0)
 		return MK_OK; /* no split row */
-	r->pieces = calloc((size_t)(r->count * r->wk.nsplit), sizeof *r->pieces);
-	ok = r->pieces != NULL;
 	for (int s = 1; s < HEADS_SLOTS; s++) {
 		r->part[s].m = malloc(rows * sizeof *r->part[s].m);
 		r->part[s].l = malloc(rows * sizeof *r->part[s].l);
@@ -211,8 +187,6 @@ static int heads_parts(heads_run *r)
 	if (!ok)
 		return mk_error_set(MK_ENOMEM, "out of memory for %lld split attention rows",
 				    (long long)r->wk.nsplit);
-	for (int64_t c = 0; c < r->count * r->wk.nsplit; c++)
-		atomic_init(&r->pieces[c], 0);
 	return MK_OK;
 }
 
@@ -235,7 +209,7 @@ static int heads_prepare(heads_run *r, float *lse)
 		atomic_init(&r->ready[h], h == 0);
 		atomic_init(&r->done[h], 0);
 	}
-	if ((ret = mk_tiles_work_new(&r->p[0], &r->wk)) || (ret = heads_parts(r)))
+	if ((ret = mk_tiles_work_new(&r->p[0], r->count, &r->wk)) || (ret = heads_parts(r)))
 		return ret;
 	if (!r->p[0].uk)
 		return MK_OK;

@@ -3,6 +3,7 @@
 #ifndef MK_CPU_TILES_H
 #define MK_CPU_TILES_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "attn_internal.h"
@@ -34,9 +35,10 @@ typedef struct tiles_pass {
 } tiles_pass;
 
 /* One a tile's blocks t0 .. t1-1 (positions in its list); slot < 0 writes
- * lse and o directly, else the partial state goes to slot. */
+ * lse and o directly, else the partial state goes to slot, a piece of split
+ * row `split` (an index into tiles_work's split lists). */
 typedef struct tiles_item {
-	int64_t r, t0, t1, slot;
+	int64_t r, t0, t1, slot, split;
 } tiles_item;
 
 typedef struct tiles_state {
@@ -61,6 +63,7 @@ typedef struct tiles_work {
 	int64_t *split_slot; /* nsplit + 1 entries */
 	int64_t nsplit;
 	tiles_state part;    /* nslots * ta rows */
+	atomic_int *pieces;  /* copies * nsplit: finished pieces per split row */
 } tiles_work;
 
 static inline int64_t tiles_min(int64_t a, int64_t b)
@@ -74,6 +77,11 @@ void mk_tiles_item_run(const tiles_pass *p, tiles_scratch *w, tiles_work *wk,
 		       const tiles_item *it);
 /* Merges the pieces of split tile k into its lse and o. */
 void mk_tiles_merge(const tiles_pass *p, const tiles_work *wk, int64_t k);
+/* Counts item it as finished in pieces (wk->pieces, or a copy's); true when
+ * it was the last piece of its split row to finish: the row's merge is then
+ * the caller's (with acquire-release ordering, every piece's state is
+ * visible to it).  False for an item of an unsplit row. */
+bool mk_tiles_piece_done(const tiles_item *it, const tiles_work *wk, atomic_int *pieces);
 
 /* cpu_tiles_run.c's pieces, shared with the several-slice softmax
  * (cpu_heads.c): the geometry of a pass over slice x (cols: the column
@@ -83,7 +91,7 @@ void mk_tiles_merge(const tiles_pass *p, const tiles_work *wk, int64_t k);
  * p->packed, p->vpacked; the bf16 levels' rounded rows. */
 int mk_tiles_setup(const mk_attn_slice *x, bool cols, tiles_pass *p);
 void mk_tiles_row_fields(tiles_pass *p, const float *g, float *f, bool with_v);
-int mk_tiles_work_new(const tiles_pass *p, tiles_work *wk);
+int mk_tiles_work_new(const tiles_pass *p, int64_t copies, tiles_work *wk);
 void mk_tiles_work_release(tiles_work *wk);
 bool mk_tiles_scratch_new(const tiles_pass *p, tiles_scratch *w);
 void mk_tiles_scratch_release(tiles_scratch *w);

@@ -46,13 +46,13 @@ static void tiles_plan(const tiles_pass *p, tiles_work *wk, int64_t piece)
 	for (int64_t r = 0; r < p->nta; r++) {
 		int64_t cnt = tiles_count(p, r);
 		if (cnt <= piece) {
-			wk->items[ni++] = (tiles_item){ r, 0, cnt, -1 };
+			wk->items[ni++] = (tiles_item){ r, 0, cnt, -1, -1 };
 			continue;
 		}
 		wk->split[nsplit] = r;
 		wk->split_slot[nsplit++] = ns;
 		for (int64_t t = 0; t < cnt; t += piece)
-			wk->items[ni++] = (tiles_item){ r, t, tiles_min(t + piece, cnt), ns++ };
+			wk->items[ni++] = (tiles_item){ r, t, tiles_min(t + piece, cnt), ns++, nsplit - 1 };
 	}
 	wk->split_slot[nsplit] = ns;
 	wk->nitems = ni;
@@ -68,12 +68,24 @@ void mk_tiles_work_release(tiles_work *wk)
 	free(wk->part.m);
 	free(wk->part.l);
 	free(wk->part.o);
+	free(wk->pieces);
 	memset(wk, 0, sizeof *wk); /* released twice is released once */
 }
 
-int mk_tiles_work_new(const tiles_pass *p, tiles_work *wk)
+bool mk_tiles_piece_done(const tiles_item *it, const tiles_work *wk, atomic_int *pieces)
 {
-	int64_t piece = tiles_piece(p), nitems = 0, nslots = 0;
+	int want;
+
+	if (it->slot < 0)
+		return false;
+	want = (int)(wk->split_slot[it->split + 1] - wk->split_slot[it->split]);
+	return atomic_fetch_add_explicit(&pieces[it->split], 1, memory_order_acq_rel) + 1 == want;
+}
+
+/* copies: sets of piece counters, one per pass run at once on its items */
+int mk_tiles_work_new(const tiles_pass *p, int64_t copies, tiles_work *wk)
+{
+	int64_t piece = tiles_piece(p), nitems = 0, nslots = 0, nsplit = 0;
 	size_t rows;
 
 	memset(wk, 0, sizeof *wk);
@@ -81,6 +93,7 @@ int mk_tiles_work_new(const tiles_pass *p, tiles_work *wk)
 		int64_t cnt = tiles_count(p, r), pieces = (cnt + piece - 1) / piece;
 		nitems += pieces > 1 ? pieces : 1;
 		nslots += pieces > 1 ? pieces : 0;
+		nsplit += pieces > 1;
 	}
 	rows = (size_t)(nslots * p->ta);
 	wk->items = malloc((size_t)nitems * sizeof *wk->items);
@@ -90,12 +103,15 @@ int mk_tiles_work_new(const tiles_pass *p, tiles_work *wk)
 	wk->part.l = malloc((rows ? rows : 1) * sizeof *wk->part.l);
 	if (p->o && rows)
 		wk->part.o = malloc(rows * (size_t)p->x->d * sizeof *wk->part.o);
+	wk->pieces = malloc((size_t)(copies * nsplit + 1) * sizeof *wk->pieces);
 	if (!wk->items || !wk->split || !wk->split_slot || !wk->part.m || !wk->part.l ||
-	    (p->o && rows && !wk->part.o)) {
+	    (p->o && rows && !wk->part.o) || !wk->pieces) {
 		mk_tiles_work_release(wk);
 		return mk_error_set(MK_ENOMEM, "out of memory for %lld attention work items",
 				    (long long)nitems);
 	}
+	for (int64_t c = 0; c < copies * nsplit; c++)
+		atomic_init(&wk->pieces[c], 0);
 	tiles_plan(p, wk, piece);
 	return MK_OK;
 }
@@ -174,7 +190,8 @@ int64_t mk_tiles_packed_floats(tiles_pass *p)
 static int tiles_run(tiles_pass *p)
 {
 	tiles_work wk;
-	int ret = mk_tiles_work_new(p, &wk), fail = 0;
+	int ret = mk_tiles_work_new(p, 1, &wk);
+	atomic_int fail;
 	size_t packed_bytes = 0;
 #ifdef OPENBLAS_VERSION
 	/* inside the backend's parallel loop over slices the caller has set it;
@@ -185,6 +202,7 @@ static int tiles_run(tiles_pass *p)
 
 	if (ret)
 		return ret;
+	atomic_init(&fail, 0);
 	if (p->uk) {
 		/* K and V together, on huge pages from 2 MiB: every pass fills
 		 * them anew, and 4 KiB pages cost a fault each */
@@ -216,25 +234,25 @@ static int tiles_run(tiles_pass *p)
 	{
 		tiles_scratch w;
 		bool ok = mk_tiles_scratch_new(p, &w);
-		if (!ok) {
-#pragma omp atomic write
-			fail = 1;
-		}
+		if (!ok)
+			atomic_store(&fail, 1);
 		/* each b (and v) block is packed once and read by every tile that
 		 * visits it */
 #pragma omp for schedule(static)
 		for (int64_t k = 0; k < (p->uk ? p->ntb : 0); k++)
 			mk_tiles_pack_block(p, k);
+		/* a split row is merged by the thread finishing its last piece
+		 * (unless a piece was skipped: the pass fails then) */
 #pragma omp for schedule(dynamic)
-		for (int64_t k = 0; k < wk.nitems; k++)
+		for (int64_t k = 0; k < wk.nitems; k++) {
 			if (ok)
 				mk_tiles_item_run(p, &w, &wk, &wk.items[k]);
+			if (mk_tiles_piece_done(&wk.items[k], &wk, wk.pieces) && ok &&
+			    !atomic_load(&fail))
+				mk_tiles_merge(p, &wk, wk.items[k].split);
+		}
 		mk_tiles_scratch_release(&w);
 	}
-#pragma omp parallel for schedule(dynamic) if (wk.nsplit > 1 && \
-					      p->na * p->nb * p->x->d >= MK_TILES_PARALLEL_WORK)
-	for (int64_t k = 0; k < wk.nsplit; k++)
-		mk_tiles_merge(p, &wk, k);
 	mk_tiles_work_release(&wk);
 	mk_huge_give(p->packed, packed_bytes); /* vpacked lies in it */
 	p->packed = p->vpacked = NULL;
@@ -244,7 +262,7 @@ static int tiles_run(tiles_pass *p)
 	if (own_blas)
 		openblas_set_num_threads(blas_threads);
 #endif
-	if (fail)
+	if (atomic_load(&fail))
 		return mk_error_set(MK_ENOMEM, "out of memory for attention tile buffers");
 	return MK_OK;
 }
