@@ -294,6 +294,9 @@ START_TEST(attention_matches_the_reference)
 				ck_assert_msg(mk_attn_ref_error(&s, rows, nrows, ref, o) < 1e-4,
 					      "%s kernel %d at %lld x %lld", norms[k], kern,
 					      (long long)q, (long long)kv);
+				for (int64_t c = 0; c < 2 * q * d; c++) /* every row, not only ref's */
+					ck_assert_msg(isfinite(o[c]), "%s kernel %d: O[%lld] unwritten",
+						      norms[k], kern, (long long)c);
 				ck_assert_int_eq(st.empty_rows, q > kv ? q - kv : 0);
 			}
 		}

@@ -89,6 +89,11 @@ int mk_tensor_check_output(const char *out, const char *dataset, const char *con
  * max_memory (0 = MK_DEFAULT_MAX_MEMORY); `what` names it in errors. */
 int mk_tensor_new(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_memory,
 		  const char *what, mk_tensor *out);
+/* mk_tensor_new without the zeroing, for a caller that writes every
+ * element before any is read (a first pass over memory the caller's own
+ * writes would touch anyway). */
+int mk_tensor_new_unset(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_memory,
+			const char *what, mk_tensor *out);
 void mk_tensor_release(mk_tensor *t); /* frees data (or unmaps it), zeroes *t; NULL-safe */
 /* Elements, the product of the dims (checked when the tensor was made). */
 uint64_t mk_tensor_count(const mk_tensor *t);

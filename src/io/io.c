@@ -350,6 +350,23 @@ out:
 	return ret;
 }
 
+void mk_io_uncache_replaced(const char *path)
+{
+	struct stat st, fst;
+	int fd;
+
+	/* a device or FIFO is written in place, and a file with another link
+	 * lives on after the rename: their pages are not ours to drop */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+		return;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev && fst.st_ino == st.st_ino)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+}
+
 int mk_io_atomic(const char *path,
 		 int (*writer)(const char *tmp_path, void *arg), void *arg)
 {

@@ -101,6 +101,12 @@ int mk_tensor_new(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_me
 	return tensor_new(rank, dims, dtype, max_memory, what, true, out);
 }
 
+int mk_tensor_new_unset(int rank, const int64_t *dims, mk_dtype dtype, uint64_t max_memory,
+			const char *what, mk_tensor *out)
+{
+	return tensor_new(rank, dims, dtype, max_memory, what, false, out);
+}
+
 void mk_tensor_release(mk_tensor *t)
 {
 	if (!t)

@@ -6,15 +6,20 @@
  * fresh memory cost 7-10 ms, the copy and the first touch of every page,
  * which a virtual machine whose host takes freed memory back pays again on
  * every run (1 ms per MiB; measured).  A read-only mapping of the page
- * cache, populated in one call, took 0.1-0.5 ms per 8 MiB.  Mapped
- * writable it is populated for writing, a private copy of every page (4.7
- * ms per 8 MiB), so it is populated read-only and made writable after.
+ * cache, populated in one call, took 0.1-0.6 ms per 8 MiB, on the one
+ * thread that reads the files.  Not populated, its pages are mapped as
+ * the check for non-finite values (mk_floats_nonfinite_all, on every
+ * thread) first reads them, 16 at a time (the kernel's fault-around):
+ * that took 1 ms off the whole process at n = 4096, d = 64, and a single
+ * thread reading every cache line of Q, K and V took 1.2-1.6 ms either
+ * way (measured).  (Populated for writing, a writable mapping would
+ * have been a private copy of every page, 4.7 ms per 8 MiB; read first, a
+ * page is copied only if it is written.)
  *
  * A file truncated while mapped makes the touch of a missing page raise
  * SIGBUS.  The program handles it, and asks here which file it was: every
  * mapping is recorded in a fixed table that a signal handler can read.
  */
-#define _GNU_SOURCE /* MAP_POPULATE */
 #include "config.h"
 #include <pthread.h>
 #include <stdio.h>
@@ -95,10 +100,10 @@ static bool map_data(FILE *f, const char *path, uint64_t offset, mk_tensor *t)
 	if (offset % 64 != 0 || count * sizeof(float) <= MAP_MIN_BYTES)
 		return false;
 	/* the stream has read the header; the mapping reads the file itself */
-	m = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0);
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fileno(f), 0);
 	if (m == MAP_FAILED)
 		return false;
-	if (mprotect(m, bytes, PROT_READ | PROT_WRITE) != 0 || map_slot_take(path, m, bytes) < 0) {
+	if (map_slot_take(path, m, bytes) < 0) {
 		munmap(m, bytes);
 		return false;
 	}

