@@ -122,6 +122,41 @@ static void tiles_rows_update(const tiles_pass *p, const tiles_scratch *w, tiles
 	}
 }
 
+/* Whether rows i .. i + sr - 1 have an entry in block g of the group.  A
+ * block kernel's partial tile is often empty for a whole strip: the rows
+ * of a global row's tile other than that row, in every block it visits,
+ * and the corners a band cuts off.  At n = 2048, d = 128, 8 heads,
+ * local256 + global1 (tile 64), 13 % of the (strip, block) pairs, whose
+ * products were computed and then masked.  The masked kernel computes
+ * every block by definition, and dense has no mask. */
+static bool tiles_strip_live(const tiles_pass *p, const tiles_scratch *w, int64_t i, int64_t sr,
+			     int64_t g)
+{
+	const mk_attn_layout *l = p->x->mask;
+	int64_t j0 = w->j0[g], j1 = j0 + w->width[g];
+
+	if (!w->test[g] || p->mask_all)
+		return true;
+	if (!p->transposed && (j0 & 63) + (j1 - j0) <= 64) { /* one word a row: tiles of 64 */
+		uint64_t want = (j1 - j0 == 64 ? ~0ULL : ((1ULL << (j1 - j0)) - 1)) << (j0 & 63);
+		const uint64_t *b = l->bits + (size_t)i * l->stride + (j0 >> 6);
+		uint64_t any = 0;
+		for (int64_t r = 0; r < sr; r++)
+			any |= b[(size_t)r * l->stride];
+		return (any & want) != 0;
+	}
+	if (!p->transposed) {
+		for (int64_t r = i; r < i + sr; r++)
+			if (mk_bits_any_range(l->bits + (size_t)r * l->stride, j0, j1))
+				return true;
+		return false;
+	}
+	for (int64_t j = j0; j < j1; j++) /* b = query j, a = key i */
+		if (mk_bits_any_range(l->bits + (size_t)j * l->stride, i, i + sr))
+			return true;
+	return false;
+}
+
 /* A strip's scores with their exponentials from the rows' bounds fused in
  * (the micro-kernels' qk_exp), the mask too: the scores are stored once,
  * as the weights that multiply V, and not read again before P V. */
@@ -134,6 +169,8 @@ static void tiles_strip_exp(const tiles_pass *p, tiles_scratch *w, tiles_state *
 
 	for (int64_t g = 0; g < ng; off += w->width[g], g++) {
 		const uint64_t *bits = w->test[g] ? l->bits + (size_t)(i0 + ii) * l->stride : NULL;
+		if (!w->live[g])
+			continue; /* no weight there: nothing to sum, and P V skips it */
 		p->uk->qk_exp(p->a + (i0 + ii) * d, sr, p->packed + w->j0[g] / p->tb * p->pstride,
 			      w->width[g], d, w->zero, st->m + ii, bits, bits ? l->stride : 0,
 			      w->j0[g], w->s + off, p->tw, sums);
@@ -155,6 +192,12 @@ static void tiles_strip_scores(const tiles_pass *p, tiles_scratch *w, tiles_stat
 		 * rounding them was 9 % of the kernel once per key block) */
 		const float *a = uk->bf16 ? (const float *)(p->abf + (i0 + ii) * p->apairs)
 					  : p->a + (i0 + ii) * d;
+		if (!w->live[g]) { /* what the mask would make of its scores */
+			for (int64_t r = 0; r < sr; r++)
+				for (int64_t c = 0; c < w->width[g]; c++)
+					w->s[r * p->tw + off + c] = -INFINITY;
+			continue;
+		}
 		uk->qk(a, sr, p->packed + w->j0[g] / p->tb * p->pstride, w->width[g], d, w->zero,
 		       w->s + off, p->tw);
 		if (w->test[g])
@@ -174,12 +217,15 @@ static void tiles_block_uk(const tiles_pass *p, tiles_scratch *w, tiles_state *s
 
 	for (int64_t ii = 0; ii < rows; ii += uk->mr) {
 		int64_t sr = tiles_min(uk->mr, rows - ii), off = 0;
+		for (int64_t g = 0; g < ng; g++)
+			w->live[g] = tiles_strip_live(p, w, i0 + ii, sr, g);
 		if (fixed && uk->qk_exp)
 			tiles_strip_exp(p, w, st, i0, ii, sr, ng);
 		else
 			tiles_strip_scores(p, w, st, i0, ii, sr, ng, fixed);
 		for (int64_t g = 0; st->o && g < ng; off += w->width[g], g++)
-			uk->pv(w->s + off, p->tw, sr, p->vpacked + w->j0[g] / p->tb * p->pstride,
+			if (w->live[g]) /* a dead block's weights are all 0 */
+				uk->pv(w->s + off, p->tw, sr, p->vpacked + w->j0[g] / p->tb * p->pstride,
 			       w->width[g], d, w->zero, w->sink, st->o + ii * d);
 	}
 }

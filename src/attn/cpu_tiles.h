@@ -54,6 +54,7 @@ typedef struct tiles_scratch {
 	float *zero, *sink; /* the micro-kernels' missing rows */
 	int64_t *j0, *width;
 	bool *test;
+	bool *live;      /* per block of a group: the strip has entries in it */
 } tiles_scratch;
 
 typedef struct tiles_work {

@@ -129,6 +129,7 @@ void mk_tiles_scratch_release(tiles_scratch *w)
 	free(w->j0);
 	free(w->width);
 	free(w->test);
+	free(w->live);
 }
 
 bool mk_tiles_scratch_new(const tiles_pass *p, tiles_scratch *w)
@@ -148,8 +149,9 @@ bool mk_tiles_scratch_new(const tiles_pass *p, tiles_scratch *w)
 	w->j0 = malloc((size_t)p->group * sizeof *w->j0);
 	w->width = malloc((size_t)p->group * sizeof *w->width);
 	w->test = malloc((size_t)p->group * sizeof *w->test);
+	w->live = malloc((size_t)p->group * sizeof *w->live);
 	return w->s && w->nb && w->m && w->l && w->bp && (!p->v || w->vp) && w->zero && w->sink && w->j0 &&
-	       w->width && w->test;
+	       w->width && w->test && w->live;
 }
 
 /* The a rows rounded to bf16 pairs for the bf16 levels, once per pass,
