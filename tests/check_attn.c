@@ -235,7 +235,7 @@ static void expect_close(const tdata *t, const double *ref, const char *what)
  * dense kernel once, without a mask). */
 static void check_kernel_case(mk_attn_kernel kern, const mcase *c)
 {
-	static const int64_t tiles[] = {16, 32, 64};
+	static const int64_t tiles[] = {16, 32, 48, 64}; /* 48: not one word per row */
 	mk_mask *m = mcase_mask(c);
 	tdata t = tdata_new(2, 3, c->n, c->d, 0x1234 + (uint64_t)c->n);
 	char what[160];

@@ -147,12 +147,13 @@ int mk_io_atomic(const char *path,
 int mk_io_atomic_raw(const char *path,
 		     int (*write)(const char *tmp_path, void *arg), void *arg);
 /* Drops from the page cache the clean pages of the file at path (through
- * links), which an atomic write is about to replace: the rename frees them
- * otherwise, in the writer's last step (at 8 MiB, 0.75 of the rename's 2.7
- * ms on ext4, measured).  For a thread that would otherwise wait; nothing
- * for a file that is not a regular one or has another link.  Its contents
- * are untouched: a reader reads them from the disk. */
-void mk_io_uncache_replaced(const char *path);
+ * links), which an atomic write through the temporary file tmp_fd is about
+ * to replace: the rename frees them otherwise, in the writer's last step
+ * (at 8 MiB, 0.75 of the rename's 2.7 ms on ext4, measured).  For a thread
+ * that would otherwise wait; nothing for a file that is not a regular one,
+ * has another link or is on another device than tmp_fd.  Its contents are
+ * untouched: a reader reads them from the disk. */
+void mk_io_uncache_replaced(const char *path, int tmp_fd);
 
 /* ---- .npy headers (io_npy.c), shared by masks and tensors (tensor.c) ---- */
 #define MK_NPY_MAX_DIMS 4

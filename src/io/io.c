@@ -350,14 +350,17 @@ out:
 	return ret;
 }
 
-void mk_io_uncache_replaced(const char *path)
+void mk_io_uncache_replaced(const char *path, int tmp_fd)
 {
-	struct stat st, fst;
+	struct stat st, fst, tst;
 	int fd;
 
-	/* a device or FIFO is written in place, and a file with another link
-	 * lives on after the rename: their pages are not ours to drop */
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+	/* a device or FIFO is written in place, a file with another link
+	 * lives on after the rename, and one on another device than the
+	 * temporary file (a bind mount, a lower layer of overlayfs) is not
+	 * what the rename replaces: their pages are not ours to drop */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    fstat(tmp_fd, &tst) != 0 || tst.st_dev != st.st_dev)
 		return;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)

@@ -116,9 +116,11 @@ static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 	 * only wait for: it drops the pages of the file the rename replaces
 	 * meanwhile.  `maskkit attn` at n = 4096, d = 64, 8 heads over its
 	 * last output: the rename took 2.5 ms rather than 3.1 (medians of 12,
-	 * perf trace) */
-	if (fl && ret == MK_OK && job->dest)
-		mk_io_uncache_replaced(job->dest);
+	 * perf trace).  Not after a failed part (*done short: the old file
+	 * stays); a sync or rename that fails after this leaves the old file
+	 * whole, only out of the cache. */
+	if (fl && ret == MK_OK && *done == count && job->dest)
+		mk_io_uncache_replaced(job->dest, fileno(f));
 	if (fl && (err = mk_flusher_stop(fl)) && ret == MK_OK) {
 		errno = err;
 		return MK_ESYS;
