@@ -123,12 +123,13 @@ static void tiles_rows_update(const tiles_pass *p, const tiles_scratch *w, tiles
 }
 
 /* Whether rows i .. i + sr - 1 have an entry in block g of the group.  A
- * block kernel's partial tile is often empty for a whole strip: the rows
- * of a global row's tile other than that row, in every block it visits,
- * and the corners a band cuts off.  At n = 2048, d = 128, 8 heads,
- * local256 + global1 (tile 64), 13 % of the (strip, block) pairs, whose
- * products were computed and then masked.  The masked kernel computes
- * every block by definition, and dense has no mask. */
+ * block kernel's partial tile can be empty for a whole strip: the rows of
+ * a global row's tile other than that row, in every block it visits.  At
+ * n = 2048, local256 + global1, tile 64, 6.8 % of the (12-row strip,
+ * block) pairs (counted), whose products were computed and then masked.
+ * (A band's corners empty 32-key panels, not whole blocks: see
+ * docs/performance.md.)  The masked kernel computes every block by
+ * definition, and dense has no mask. */
 static bool tiles_strip_live(const tiles_pass *p, const tiles_scratch *w, int64_t i, int64_t sr,
 			     int64_t g)
 {
