@@ -281,7 +281,7 @@ static void bench_products_block(const float *q, const float *k, const float *v,
 	for (int64_t i = 0; i < rows; i += uk->mr) {
 		int64_t sr = rows - i < uk->mr ? rows - i : uk->mr;
 		uk->qk(q + i * d, sr, kp, cols, d, zero, s, ld);
-		uk->pv(s, ld, sr, vp, cols, d, zero, sink, o + i * d);
+		uk->pv(s, ld, sr, vp, cols, MK_UK_ALL, d, zero, sink, o + i * d);
 	}
 }
 

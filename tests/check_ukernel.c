@@ -56,8 +56,11 @@ END_TEST
 
 /* qk_exp at rows x cols x d against double loops: exp(a . b - m[r]) in
  * the mask's cells (bits from j0 = 5 on, so that the words are read across
- * their boundaries; or no mask), 0 in the others, the sums accumulated. */
-static void check_qk_exp(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d, bool masked)
+ * their boundaries; or no mask), 0 in the others, the sums accumulated.
+ * holes: the mask is also clear in every odd panel of nr columns; skip:
+ * qk_exp is told so (live), and skips them (their weights still 0). */
+static void check_qk_exp(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d, bool masked,
+			 bool holes, bool skip)
 {
 	int64_t lds = cols + 3, sz = mk_uk_packed_size(uk, cols, d), j0 = 5;
 	size_t stride = (size_t)((j0 + cols + 63) / 64 + 1);
@@ -71,6 +74,10 @@ static void check_qk_exp(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d,
 	ck_assert(s && kp && zero && bits && rows <= 64);
 	for (size_t k = 0; k < (size_t)rows * stride; k++)
 		bits[k] = uk_seed_next(&seed) * 0x9e3779b97f4a7c15ULL;
+	for (int64_t r = 0; r < rows && holes; r++)
+		for (int64_t c = 0; c < cols; c++)
+			if (c / uk->nr % 2)
+				bits[(size_t)r * stride + (size_t)((j0 + c) >> 6)] &= ~(1ULL << ((j0 + c) & 63));
 	for (int64_t k = 0; k < rows * lds; k++)
 		s[k] = 12345.0f; /* the gaps past cols must stay untouched */
 	for (int64_t r = 0; r < rows; r++) {
@@ -78,8 +85,8 @@ static void check_qk_exp(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d,
 		sums[r] = 0.5f;
 	}
 	mk_uk_pack(uk, b, cols, d, scale, kp);
-	uk->qk_exp(a, rows, kp, cols, d, zero, m, masked ? bits : NULL, masked ? stride : 0, j0, s,
-		   lds, sums);
+	uk->qk_exp(a, rows, kp, cols, skip ? 0x5555555555555555ULL : MK_UK_ALL, d, zero, m,
+		   masked ? bits : NULL, masked ? stride : 0, j0, s, lds, sums);
 	for (int64_t r = 0; r < rows; r++) {
 		double total = 0.5;
 		for (int64_t c = 0; c < cols; c++) {
@@ -91,9 +98,11 @@ static void check_qk_exp(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d,
 				       ? exp(dot - m[r]) : 0.0;
 			total += want;
 			ck_assert_msg(fabs(s[r * lds + c] - want) <= want * 1e-6 * (double)(d + 1),
-				      "%s qk_exp %lldx%lldx%lld%s: s[%lld][%lld] = %.9g, want %.9g",
+				      "%s qk_exp %lldx%lldx%lld%s%s: s[%lld][%lld] = %.9g, want %.9g",
 				      uk->name, (long long)rows, (long long)cols, (long long)d,
-				      masked ? " masked" : "", (long long)r, (long long)c,
+				      masked ? " masked" : "",
+				      skip ? " with empty panels skipped" : holes ? " with empty panels" : "",
+				      (long long)r, (long long)c,
 				      (double)s[r * lds + c], want);
 		}
 		for (int64_t c = cols; c < lds; c++)
@@ -116,8 +125,62 @@ START_TEST(qk_exp_matches_loops)
 		const int64_t cols[] = {1, 3, uk->nr - 1, uk->nr, uk->nr + 1, 2 * uk->nr + 5, 100};
 		for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
 			for (size_t k = 0; k < sizeof dims / sizeof *dims; k++) {
-				check_qk_exp(uk, rows, cols[c], dims[k], false);
-				check_qk_exp(uk, rows, cols[c], dims[k], true);
+				check_qk_exp(uk, rows, cols[c], dims[k], false, false, false);
+				check_qk_exp(uk, rows, cols[c], dims[k], true, false, false);
+				check_qk_exp(uk, rows, cols[c], dims[k], true, true, false);
+				check_qk_exp(uk, rows, cols[c], dims[k], true, true, true);
+			}
+	}
+	mk_uk_force(NULL);
+}
+END_TEST
+
+/* pv with key panels marked dead in live: their weights are NaN here, so
+ * a panel read that should have been skipped shows in o; the others'
+ * products against double loops. */
+static void check_pv_live(const mk_uk *uk, int64_t rows, int64_t cols, int64_t d, uint64_t live)
+{
+	int64_t lds = cols + 3, sz = mk_uk_packed_size(uk, cols, d);
+	float *p = uk_randoms((size_t)(rows * lds), 3), *v = uk_randoms((size_t)(cols * d), 2);
+	float *o = calloc((size_t)(rows * d), sizeof *o), *vp = malloc((size_t)sz * sizeof *vp);
+	float *zero = calloc((size_t)(cols + d), sizeof *zero), *sink = malloc((size_t)d * sizeof *sink);
+
+	ck_assert(o && vp && zero && sink);
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t j = 0; j < cols; j++)
+			if (j / uk->nr < 64 && !(live >> (j / uk->nr) & 1))
+				p[r * lds + j] = NAN;
+	mk_uk_pack_v(uk, v, cols, d, vp);
+	uk->pv(p, lds, rows, vp, cols, live, d, zero, sink, o);
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t c = 0; c < d; c++) {
+			double want = 0.0;
+			for (int64_t j = 0; j < cols; j++)
+				if (!isnan(p[r * lds + j]))
+					want += (double)p[r * lds + j] * v[j * d + c];
+			ck_assert_msg(fabs(o[r * d + c] - want) <= 1e-6 * (double)cols,
+				      "%s pv %lldx%lldx%lld, live %#llx: o[%lld][%lld] = %.9g, want %.9g",
+				      uk->name, (long long)rows, (long long)cols, (long long)d,
+				      (unsigned long long)live, (long long)r, (long long)c,
+				      (double)o[r * d + c], want);
+		}
+	free(p), free(v), free(o), free(vp), free(zero), free(sink);
+}
+
+START_TEST(pv_skips_dead_panels)
+{
+	/* all but the first, all but the third, alternate ones, the second only, none */
+	static const uint64_t lives[] = {~1ULL, ~4ULL, 0x5555555555555555ULL, 2, 0};
+	const mk_uk *uk;
+
+	if (!use_path(_i) || !(uk = mk_uk_get()))
+		return;
+	for (int64_t rows = 1; rows <= uk->mr; rows++) {
+		const int64_t cols[] = {uk->nr, 3 * uk->nr, 3 * uk->nr + 5, 64, 100};
+		for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
+			for (size_t k = 0; k < sizeof lives / sizeof *lives; k++) {
+				check_pv_live(uk, rows, cols[c], 17, lives[k]);
+				check_pv_live(uk, rows, cols[c], 64, lives[k]);
 			}
 	}
 	mk_uk_force(NULL);
@@ -299,6 +362,7 @@ static Suite *ukernel_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, products_match_loops, 0, NPATHS);
 	tcase_add_loop_test(tc, qk_exp_matches_loops, 0, NPATHS);
+	tcase_add_loop_test(tc, pv_skips_dead_panels, 0, NPATHS);
 	tcase_add_loop_test(tc, kernels_match_reference_on_every_path, 0, NPATHS * UK_NSHAPES);
 	tcase_add_loop_test(tc, many_heads_on_every_path, 0, 2 * NPATHS);
 	tcase_add_loop_test(tc, progress_reports_final_slices, 0, 4);

@@ -68,7 +68,7 @@ static inline void uk_check_products(const mk_uk *uk, int64_t rows, int64_t cols
 	mk_uk_pack(uk, b, cols, d, scale, kp);
 	mk_uk_pack_v(uk, b, cols, d, vp);
 	uk->qk(ar ? (const float *)ar : a, rows, kp, cols, d, zero, s, lds);
-	uk->pv(pw, lds, rows, vp, cols, d, zero, sink, o);
+	uk->pv(pw, lds, rows, vp, cols, MK_UK_ALL, d, zero, sink, o);
 	for (int64_t r = 0; r < rows; r++) {
 		for (int64_t c = 0; c < cols; c++) {
 			double want = 0.0;

@@ -122,40 +122,53 @@ static void tiles_rows_update(const tiles_pass *p, const tiles_scratch *w, tiles
 	}
 }
 
-/* Whether rows i .. i + sr - 1 have an entry in block g of the group.  A
- * block kernel's partial tile can be empty for a whole strip: the rows of
- * a global row's tile other than that row, in every block it visits.  At
- * n = 2048, local256 + global1, tile 64, 6.8 % of the (12-row strip,
- * block) pairs (counted), whose products were computed and then masked.
- * (A band's corners empty 32-key panels, not whole blocks: see
- * docs/performance.md.)  The masked kernel computes every block by
- * definition, and dense has no mask. */
-static bool tiles_strip_live(const tiles_pass *p, const tiles_scratch *w, int64_t i, int64_t sr,
-			     int64_t g)
+/* The key panels of block g (uk->nr keys each, bit k for panel k) in which
+ * rows i .. i + sr - 1 have an entry: 0 for none, MK_UK_ALL for all or
+ * where not known panel by panel.  A block kernel's partial tile can be
+ * empty for a whole strip (the rows of a global row's tile other than that
+ * row, in every block it visits) and a band's corners empty panels: at
+ * n = 2048, local256 + global1, tile 64, 14.4 % of the (12-row strip,
+ * 32-key panel) pairs (counted), whose products were computed and then
+ * masked.  The masked kernel computes every block by definition, and dense
+ * has no mask. */
+static uint64_t tiles_strip_live(const tiles_pass *p, const tiles_scratch *w, int64_t i,
+				 int64_t sr, int64_t g)
 {
 	const mk_attn_layout *l = p->x->mask;
-	int64_t j0 = w->j0[g], j1 = j0 + w->width[g];
+	int64_t j0 = w->j0[g], width = w->width[g], nr = p->uk->nr;
+	uint64_t live = 0;
 
 	if (!w->test[g] || p->mask_all)
-		return true;
-	if (!p->transposed && (j0 & 63) + (j1 - j0) <= 64) { /* one word a row: tiles of 64 */
-		uint64_t want = (j1 - j0 == 64 ? ~0ULL : ((1ULL << (j1 - j0)) - 1)) << (j0 & 63);
+		return MK_UK_ALL;
+	if (!p->transposed && (j0 & 63) + width <= 64) { /* one word a row: tiles of 64 */
 		const uint64_t *b = l->bits + (size_t)i * l->stride + (j0 >> 6);
 		uint64_t any = 0;
 		for (int64_t r = 0; r < sr; r++)
 			any |= b[(size_t)r * l->stride];
-		return (any & want) != 0;
+		any >>= j0 & 63;
+		if (width < 64)
+			any &= (1ULL << width) - 1;
+		for (int64_t k = 0; k * nr < width; k++)
+			if (any >> (k * nr) & ((1ULL << nr) - 1))
+				live |= 1ULL << k;
+		return live;
 	}
-	if (!p->transposed) {
-		for (int64_t r = i; r < i + sr; r++)
-			if (mk_bits_any_range(l->bits + (size_t)r * l->stride, j0, j1))
-				return true;
-		return false;
+	if (!p->transposed && width <= 64 * nr) {
+		for (int64_t k = 0; k * nr < width; k++) {
+			int64_t c0 = j0 + k * nr, c1 = tiles_min(c0 + nr, j0 + width);
+			for (int64_t r = i; r < i + sr && !(live >> k & 1); r++)
+				if (mk_bits_any_range(l->bits + (size_t)r * l->stride, c0, c1))
+					live |= 1ULL << k;
+		}
+		return live;
 	}
-	for (int64_t j = j0; j < j1; j++) /* b = query j, a = key i */
+	for (int64_t r = i; r < i + sr && !p->transposed; r++)
+		if (mk_bits_any_range(l->bits + (size_t)r * l->stride, j0, j0 + width))
+			return MK_UK_ALL;
+	for (int64_t j = j0; j < j0 + width && p->transposed; j++) /* b = query j, a = key i */
 		if (mk_bits_any_range(l->bits + (size_t)j * l->stride, i, i + sr))
-			return true;
-	return false;
+			return MK_UK_ALL;
+	return 0;
 }
 
 /* A strip's scores with their exponentials from the rows' bounds fused in
@@ -173,8 +186,8 @@ static void tiles_strip_exp(const tiles_pass *p, tiles_scratch *w, tiles_state *
 		if (!w->live[g])
 			continue; /* no weight there: nothing to sum, and P V skips it */
 		p->uk->qk_exp(p->a + (i0 + ii) * d, sr, p->packed + w->j0[g] / p->tb * p->pstride,
-			      w->width[g], d, w->zero, st->m + ii, bits, bits ? l->stride : 0,
-			      w->j0[g], w->s + off, p->tw, sums);
+			      w->width[g], w->live[g], d, w->zero, st->m + ii, bits,
+			      bits ? l->stride : 0, w->j0[g], w->s + off, p->tw, sums);
 	}
 	for (int64_t r = 0; r < sr; r++)
 		st->l[ii + r] += (double)sums[r];
@@ -225,9 +238,9 @@ static void tiles_block_uk(const tiles_pass *p, tiles_scratch *w, tiles_state *s
 		else
 			tiles_strip_scores(p, w, st, i0, ii, sr, ng, fixed);
 		for (int64_t g = 0; st->o && g < ng; off += w->width[g], g++)
-			if (w->live[g]) /* a dead block's weights are all 0 */
+			if (w->live[g]) /* a dead block's weights are all 0, and a dead panel's */
 				uk->pv(w->s + off, p->tw, sr, p->vpacked + w->j0[g] / p->tb * p->pstride,
-			       w->width[g], d, w->zero, w->sink, st->o + ii * d);
+				       w->width[g], w->live[g], d, w->zero, w->sink, st->o + ii * d);
 	}
 }
 

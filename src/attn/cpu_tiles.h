@@ -54,7 +54,7 @@ typedef struct tiles_scratch {
 	float *zero, *sink; /* the micro-kernels' missing rows */
 	int64_t *j0, *width;
 	bool *test;
-	bool *live;      /* per block of a group: the strip has entries in it */
+	uint64_t *live;  /* per block of a group: the key panels the strip has entries in */
 } tiles_scratch;
 
 typedef struct tiles_work {

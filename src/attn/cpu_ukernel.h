@@ -15,25 +15,33 @@
 /* A vector level's kernels: qk: s[r][c] = a_r . b_c for rows r < rows (at
  * most mr) of a (row stride d) against cols columns packed (and scaled) by
  * mk_uk_pack; pv: o[r] += sum_j p[r][j] v[j] for rows r < rows (at most mr),
- * p of row stride ldp, v the cols rows packed by mk_uk_pack_v, o rows x d.
- * zero is a zeroed row of at least max(cols, d) floats, sink a row of d. */
+ * p of row stride ldp, v the cols rows packed by mk_uk_pack_v, o rows x d;
+ * live has bit k clear where every weight of key panel k (keys k nr ..
+ * k nr + nr - 1) is 0, which pv may then skip (MK_UK_ALL: none known 0;
+ * panels past 63 are always taken).  zero is a zeroed row of at least
+ * max(cols, d) floats, sink a row of d. */
 typedef struct mk_uk {
 	const char *name;
 	int mr, nr; /* rows per register block, columns per packed panel */
 	void (*qk)(const float *a, int64_t rows, const float *packed, int64_t cols, int64_t d,
 		   const float *zero, float *s, int64_t lds);
 	void (*pv)(const float *p, int64_t ldp, int64_t rows, const float *v, int64_t cols,
-		   int64_t d, const float *zero, float *sink, float *o);
+		   uint64_t live, int64_t d, const float *zero, float *sink, float *o);
 	bool bf16; /* Q, K, V and P rounded to bf16 (cpu_ukernel_bf16.c), sums float32 */
 	int pad;   /* bf16: pairs per packed row rounded up to a multiple of this */
 	/* qk with softmax's exponentials from the row bound fused in (NULL:
 	 * qk, then mk_tiles_row_exp): s[r][c] = exp(a_r . b_c - m[r]), 0
 	 * where the mask is clear (bits: row 0's bit row, rows stride words
-	 * apart, column c at bit j0 + c; NULL: no mask), sums[r] += row sum */
+	 * apart, column c at bit j0 + c; NULL: no mask), sums[r] += row sum;
+	 * key panels not in live (as pv's) are known empty: their s is 0,
+	 * not computed */
 	void (*qk_exp)(const float *a, int64_t rows, const float *packed, int64_t cols,
-		       int64_t d, const float *zero, const float *m, const uint64_t *bits,
-		       size_t stride, int64_t j0, float *s, int64_t lds, float *sums);
+		       uint64_t live, int64_t d, const float *zero, const float *m,
+		       const uint64_t *bits, size_t stride, int64_t j0, float *s, int64_t lds,
+		       float *sums);
 } mk_uk;
+
+#define MK_UK_ALL UINT64_MAX /* pv's live: every key panel */
 
 /* The kernels the tiled kernels use: the widest level this CPU runs, or the
  * one MASKKIT_CPU_KERNEL names (avx512, avx2, portable; blas: NULL, the

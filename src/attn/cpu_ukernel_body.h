@@ -100,17 +100,17 @@ UK_TARGET static void UK_NAME(qk)(const float *a, int64_t rows, const float *pac
 	}
 }
 
-/* o[r][0 .. UK_NR) += sum_j p[r][j] v[j][..] over j < cols for UK_MR rows,
- * v a panel of cols rows of UK_NR. */
+/* o[r][0 .. UK_NR) += sum_j p[r][j] v[j][..] over j0 <= j < j1 for UK_MR
+ * rows, v a panel of rows of UK_NR. */
 UK_TARGET static inline void UK_NAME(pv_block)(const float *const *p, const float *v,
-					       int64_t cols, float *const *o)
+					       int64_t j0, int64_t j1, float *const *o)
 {
 	UK_NAME(vf) acc[UK_MR][2];
 
 #pragma GCC unroll 16
 	for (int r = 0; r < UK_MR; r++)
 		acc[r][0] = acc[r][1] = (UK_NAME(vf)){0};
-	for (int64_t j = 0; j < cols; j++) {
+	for (int64_t j = j0; j < j1; j++) {
 		UK_NAME(vf) v0 = *(const UK_NAME(vf) *)(v + j * UK_NR);
 		UK_NAME(vf) v1 = *(const UK_NAME(vf) *)(v + j * UK_NR + UK_VW);
 		__builtin_prefetch(UK_AHEAD(v, j + UK_PREFETCH));
@@ -129,18 +129,25 @@ UK_TARGET static inline void UK_NAME(pv_block)(const float *const *p, const floa
 	}
 }
 
+/* Whether key panel k (keys k UK_NR ..) is in live (panels past 63 are). */
+static inline bool UK_NAME(panel_live)(uint64_t live, int64_t k)
+{
+	return k >= 64 || (live >> k & 1);
+}
+
 /* o[r] += sum_j p[r][j] v[j] for rows r < rows (at most UK_MR): p has row
- * stride ldp, v is cols rows packed by mk_uk_pack_v, o is rows x d. */
+ * stride ldp, v is cols rows packed by mk_uk_pack_v, o is rows x d; the
+ * runs of live key panels only (the others' weights are 0). */
 UK_TARGET static void UK_NAME(pv)(const float *p, int64_t ldp, int64_t rows, const float *v,
-				  int64_t cols, int64_t d, const float *zero, float *sink,
-				  float *o)
+				  int64_t cols, uint64_t live, int64_t d, const float *zero,
+				  float *sink, float *o)
 {
 	const float *pr[UK_MR];
 	float *orow[UK_MR], tail[UK_MR * UK_NR];
 
 #ifdef UK_SMALL
 	if (rows <= UK_SMALL_MR) {
-		UK_SMALL(pv)(p, ldp, rows, v, cols, d, zero, sink, o);
+		UK_SMALL(pv)(p, ldp, rows, v, cols, live, d, zero, sink, o);
 		return;
 	}
 #endif
@@ -148,18 +155,23 @@ UK_TARGET static void UK_NAME(pv)(const float *p, int64_t ldp, int64_t rows, con
 		pr[r] = r < rows ? p + r * ldp : zero;
 		orow[r] = r < rows ? o + r * d : sink;
 	}
-	for (int64_t c = 0; c < d; c += UK_NR) {
-		float *oc[UK_MR];
-		int64_t w = d - c < UK_NR ? d - c : UK_NR;
-		for (int r = 0; r < UK_MR; r++)
-			oc[r] = w == UK_NR ? orow[r] + c : tail + r * UK_NR;
-		if (w < UK_NR)
-			memset(tail, 0, sizeof tail);
-		UK_NAME(pv_block)(pr, v + c * cols, cols, oc);
-		for (int64_t r = 0; r < rows && w < UK_NR; r++) /* d's last, narrower columns */
-			for (int64_t k = 0; k < w; k++)
-				orow[r][c + k] += tail[r * UK_NR + k];
+	if (d % UK_NR)
+		memset(tail, 0, sizeof tail);
+	for (int64_t k0 = 0, k1; k0 * UK_NR < cols; k0 = k1) {
+		bool on = UK_NAME(panel_live)(live, k0);
+		for (k1 = k0 + 1; k1 * UK_NR < cols && UK_NAME(panel_live)(live, k1) == on;)
+			k1++;
+		for (int64_t c = 0; on && c < d; c += UK_NR) {
+			float *oc[UK_MR];
+			for (int r = 0; r < UK_MR; r++)
+				oc[r] = d - c >= UK_NR ? orow[r] + c : tail + r * UK_NR;
+			UK_NAME(pv_block)(pr, v + c * cols, k0 * UK_NR,
+					  k1 * UK_NR < cols ? k1 * UK_NR : cols, oc);
+		}
 	}
+	for (int64_t r = 0; r < rows && d % UK_NR; r++) /* d's last, narrower columns */
+		for (int64_t k = 0; k < d % UK_NR; k++)
+			orow[r][d - d % UK_NR + k] += tail[r * UK_NR + k];
 }
 
 /* The polynomial of 2^f for |f| <= 1/2 (cpu_rows.c's tiles_exp: fitted for
@@ -244,7 +256,7 @@ UK_TARGET __attribute__((noinline)) static void UK_NAME(qk_exp_block)(const floa
  * the mask (bits: the bit row of row 0, rows stride words apart, column c at
  * bit j0 + c; NULL: none) is clear; sums[r] += the row's sum. */
 UK_TARGET static void UK_NAME(qk_exp)(const float *a, int64_t rows, const float *packed,
-				      int64_t cols, int64_t d, const float *zero,
+				      int64_t cols, uint64_t live, int64_t d, const float *zero,
 				      const float *m, const uint64_t *bits, size_t stride,
 				      int64_t j0, float *s, int64_t lds, float *sums)
 {
@@ -255,7 +267,8 @@ UK_TARGET static void UK_NAME(qk_exp)(const float *a, int64_t rows, const float 
 
 #ifdef UK_SMALL
 	if (rows <= UK_SMALL_MR) {
-		UK_SMALL(qk_exp)(a, rows, packed, cols, d, zero, m, bits, stride, j0, s, lds, sums);
+		UK_SMALL(qk_exp)(a, rows, packed, cols, live, d, zero, m, bits, stride, j0, s, lds,
+				 sums);
 		return;
 	}
 #endif
@@ -268,6 +281,11 @@ UK_TARGET static void UK_NAME(qk_exp)(const float *a, int64_t rows, const float 
 		int64_t w = cols - c < UK_NR ? cols - c : UK_NR;
 		uint32_t cover = (uint32_t)-1 >> (32 - w); /* the panel's real columns */
 		bool whole = w == UK_NR && rows == UK_MR;
+		if (!UK_NAME(panel_live)(live, c / UK_NR)) { /* known empty: its weights, 0 */
+			for (int64_t r = 0; r < rows; r++)
+				memset(s + r * lds + c, 0, (size_t)w * sizeof *s);
+			continue;
+		}
 		for (int64_t r = 0; r < UK_MR; r++)
 			keep[r] = r >= rows ? 0u
 				  : bits    ? mk_tiles_bits32(bits + (size_t)r * stride, stride,
