@@ -176,11 +176,14 @@ START_TEST(pv_skips_dead_panels)
 	if (!use_path(_i) || !(uk = mk_uk_get()))
 		return;
 	for (int64_t rows = 1; rows <= uk->mr; rows++) {
-		const int64_t cols[] = {uk->nr, 3 * uk->nr, 3 * uk->nr + 5, 64, 100};
+		/* the last: panels past 63, which are always taken */
+		const int64_t cols[] = {uk->nr, 3 * uk->nr, 3 * uk->nr + 5, 64, 100, 65 * uk->nr + 3};
 		for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
 			for (size_t k = 0; k < sizeof lives / sizeof *lives; k++) {
+				/* a tail only, whole chunks, chunks and a tail */
 				check_pv_live(uk, rows, cols[c], 17, lives[k]);
 				check_pv_live(uk, rows, cols[c], 64, lives[k]);
+				check_pv_live(uk, rows, cols[c], 45, lives[k]);
 			}
 	}
 	mk_uk_force(NULL);
@@ -275,6 +278,11 @@ START_TEST(many_heads_on_every_path)
 	 * the last of its strip, is the strip's only one with an entry in
 	 * block 1 (the block kernel skips a strip's empty blocks) */
 	check_case_tile("local1", 150, 16, 2, 1, 48);
+	/* a band's corners: panels of a partial block with no entry for a
+	 * strip, which the block kernel skips; n <= MK_REF_MAX_ROWS, so every
+	 * row is compared */
+	check_case_tile("local40 + global1", 500, 24, 2, 1, 64);
+	check_case_tile("local40 + global1", 500, 24, 2, 1, 48);
 #ifdef _OPENMP
 	omp_set_num_threads(threads);
 #endif

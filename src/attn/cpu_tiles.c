@@ -123,8 +123,8 @@ static void tiles_rows_update(const tiles_pass *p, const tiles_scratch *w, tiles
 }
 
 /* The key panels of block g (uk->nr keys each, bit k for panel k) in which
- * rows i .. i + sr - 1 have an entry: 0 for none, MK_UK_ALL for all or
- * where not known panel by panel.  A block kernel's partial tile can be
+ * rows i .. i + sr - 1 have an entry: 0 for none; MK_UK_ALL where every
+ * cell counts (no mask to test) or where not known panel by panel.  A block kernel's partial tile can be
  * empty for a whole strip (the rows of a global row's tile other than that
  * row, in every block it visits) and a band's corners empty panels: at
  * n = 2048, local256 + global1, tile 64, 14.4 % of the (12-row strip,

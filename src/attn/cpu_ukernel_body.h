@@ -254,7 +254,8 @@ UK_TARGET __attribute__((noinline)) static void UK_NAME(qk_exp_block)(const floa
 /* The fixed-bound softmax's score block: s[r][c] = exp(a_r . b_c - m[r])
  * for rows r < rows (at most UK_MR) and the cols packed columns, 0 where
  * the mask (bits: the bit row of row 0, rows stride words apart, column c at
- * bit j0 + c; NULL: none) is clear; sums[r] += the row's sum. */
+ * bit j0 + c; NULL: none) is clear; sums[r] += the row's sum.  A panel
+ * of UK_NR columns not in live is known empty: 0 without its products. */
 UK_TARGET static void UK_NAME(qk_exp)(const float *a, int64_t rows, const float *packed,
 				      int64_t cols, uint64_t live, int64_t d, const float *zero,
 				      const float *m, const uint64_t *bits, size_t stride,
