@@ -10,7 +10,10 @@ prints, per kind of page, the median milliseconds per MiB of a first touch
 (memset) right after the previous buffer was freed and after an idle spell,
 and of a second touch; then the milliseconds per MiB of write() into a new
 file in the same directory as the outputs (--dir) and of the fdatasync after
-each piece.
+each piece, wall and the writing thread's CPU, written through the page
+cache and with O_DIRECT from page-aligned memory; and what a rename over a
+file of that size costs, with nothing else holding the file and with a
+handle held across it (the freeing then left to its close).
 
     python3 bench/first_touch.py [--mib 8] [--idle 3] [--reps 5] [--dir DIR]
 """
@@ -42,23 +45,52 @@ def touch(nbytes, huge):
     return times
 
 
-def writes(nbytes, directory):
-    """ms of the write() calls and of the fdatasync()s, 1 MiB at a time."""
-    piece = b"\x03" * (1 << 20)
+def writes(nbytes, directory, direct=False):
+    """ms of the write() calls and of the fdatasync()s, 1 MiB at a time, and
+    the thread's CPU ms in them."""
+    m = mmap.mmap(-1, nbytes + HUGE)  # page-aligned, as O_DIRECT needs
+    m.write(b"\x03" * (nbytes + HUGE))
+    view = memoryview(m)
     fd, path = tempfile.mkstemp(dir=directory, prefix=".first_touch.")
-    tw = ts = 0.0
+    if direct:
+        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_DIRECT)
+    tw = ts = cpu = 0.0
     try:
-        for _ in range(nbytes >> 20):
-            t = time.perf_counter()
-            os.write(fd, piece)
+        for k in range(nbytes >> 20):
+            c, t = time.thread_time(), time.perf_counter()
+            os.write(fd, view[k << 20:(k + 1) << 20])
             tw += time.perf_counter() - t
             t = time.perf_counter()
             os.fdatasync(fd)
             ts += time.perf_counter() - t
+            cpu += time.thread_time() - c
     finally:
         os.close(fd)
         os.unlink(path)
-    return tw * 1e3, ts * 1e3
+        view.release()
+        m.close()
+    return tw * 1e3, ts * 1e3, cpu * 1e3
+
+
+def rename_over(nbytes, directory, hold):
+    """ms of a rename over a synced file of nbytes (the file whose last
+    name it removes), and of the close that frees it when held."""
+    paths = [tempfile.mkstemp(dir=directory, prefix=".first_touch.") for _ in range(2)]
+    for fd, _ in paths:
+        os.write(fd, b"\x05" * nbytes)
+        os.fdatasync(fd)
+        os.close(fd)
+    held = os.open(paths[1][1], os.O_RDONLY) if hold else -1
+    t = time.perf_counter()
+    os.rename(paths[0][1], paths[1][1])
+    took = time.perf_counter() - t
+    t = time.perf_counter()
+    if hold:
+        os.close(held)
+    freed = time.perf_counter() - t
+    os.unlink(paths[1][1])
+    return took * 1e3, freed * 1e3
 
 
 def main():
@@ -81,13 +113,20 @@ def main():
         print(f"{name:<12} {statistics.median(t[0] for t in at_once) / mib:>15.3f} "
               f"{statistics.median(t[0] for t in idle) / mib:>18.3f} "
               f"{statistics.median(t[1] for t in at_once + idle) / mib:>8.3f}")
-    got = []
-    for _ in range(args.reps):
-        time.sleep(args.idle)
-        got.append(writes(nbytes, args.dir))
-    print(f"write() into a new file in {args.dir}, after idle: "
-          f"{statistics.median(w for w, s in got) / mib:.3f} ms per MiB; "
-          f"fdatasync after each MiB: {statistics.median(s for w, s in got) / mib:.3f}")
+    for direct in (False, True):
+        got = []
+        for _ in range(args.reps):
+            time.sleep(args.idle)
+            got.append(writes(nbytes, args.dir, direct))
+        print(f"write() into a new file in {args.dir}, {'O_DIRECT' if direct else 'buffered'}, "
+              f"after idle: {statistics.median(g[0] for g in got) / mib:.3f} ms per MiB; "
+              f"fdatasync after each MiB: {statistics.median(g[1] for g in got) / mib:.3f}; "
+              f"the thread's CPU in both: {statistics.median(g[2] for g in got) / mib:.3f}")
+    for hold in (False, True):
+        got = [rename_over(nbytes, args.dir, hold) for _ in range(args.reps)]
+        print(f"rename over a file of {args.mib} MiB, {'held' if hold else 'not held'}: "
+              f"{statistics.median(g[0] for g in got):.2f} ms"
+              + (f", then its close {statistics.median(g[1] for g in got):.2f} ms" if hold else ""))
 
 
 if __name__ == "__main__":

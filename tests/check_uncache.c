@@ -4,10 +4,13 @@
  * must not wait for a writer), and no file's contents change.  Residency
  * is read with mincore on a fresh shared mapping, which reports the page
  * cache of the file; where the file system keeps its pages whatever is
- * asked (tmpfs), the dropping is not asserted, the rest is. */
+ * asked (tmpfs), the dropping is not asserted, the rest is.  And the
+ * handle mk_io_atomic holds on a large file it replaces (its freeing is
+ * left to a thread) is closed, not leaked. */
 #define _GNU_SOURCE /* mincore */
 #include "config.h"
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -111,12 +114,65 @@ START_TEST(drops_the_replaced_file_only)
 }
 END_TEST
 
+/* Descriptors this process has open. */
+static int uc_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int k = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		k++;
+	closedir(d);
+	return k;
+}
+
+static int uc_write_new(const char *tmp, void *arg)
+{
+	(void)arg;
+	put_file(tmp, "new\n", 4);
+	return MK_OK;
+}
+
+static int uc_write_fail(const char *tmp, void *arg)
+{
+	(void)tmp;
+	(void)arg;
+	return mk_error_set(MK_EIO, "the writer failed");
+}
+
+START_TEST(replaced_file_handle_is_closed)
+{
+	int before, now = -1;
+	char got[8] = "";
+	FILE *f;
+
+	uc_file(path("big.bin")); /* UC_BYTES: large enough to be held */
+	before = uc_open_fds();
+	ck_assert_int_eq(mk_io_atomic(path("big.bin"), uc_write_fail, NULL), MK_EIO);
+	ck_assert_int_eq(uc_open_fds(), before); /* held only once the data is safe */
+	uc_same(path("big.bin"));
+	ck_assert_int_eq(mk_io_atomic(path("big.bin"), uc_write_new, NULL), MK_OK);
+	ck_assert_ptr_nonnull(f = fopen(path("big.bin"), "rb"));
+	ck_assert_uint_eq(fread(got, 1, sizeof got, f), 4);
+	fclose(f);
+	ck_assert_str_eq(got, "new\n");
+	/* the close runs on a thread of its own: give it up to 10 s (the
+	 * case's timeout is 30) */
+	for (int k = 0; k < 1000 && (now = uc_open_fds()) != before; k++)
+		usleep(10000);
+	ck_assert_int_eq(now, before);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uncache");
 	TCase *tc = tcase_create("core");
 	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, drops_the_replaced_file_only);
+	tcase_add_test(tc, replaced_file_handle_is_closed);
 	suite_add_tcase(s, tc);
 	return mk_test_main(s);
 }

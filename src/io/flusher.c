@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "flusher.h"
@@ -127,4 +128,27 @@ int mk_flusher_stop(mk_flusher *f)
 	pthread_mutex_destroy(&f->lock);
 	free(f);
 	return err;
+}
+
+static void *closer_main(void *arg)
+{
+	close((int)(intptr_t)arg);
+	return NULL;
+}
+
+void mk_close_detached(int fd)
+{
+	pthread_attr_t attr;
+	pthread_t thread;
+	bool started = false;
+
+	if (pthread_attr_init(&attr) == 0) {
+		/* nobody joins it: it ends with the close, or with the process */
+		if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0)
+			started = pthread_create(&thread, &attr, closer_main,
+						 (void *)(intptr_t)fd) == 0;
+		pthread_attr_destroy(&attr);
+	}
+	if (!started)
+		close(fd);
 }

@@ -21,4 +21,9 @@ int mk_flusher_hand(mk_flusher *f, size_t upto);
  * then covers what the last sync did not. */
 int mk_flusher_stop(mk_flusher *f);
 
+/* Closes fd on a detached thread of its own (inline when none starts):
+ * for the last handle of a file whose name is gone, whose close frees its
+ * pages and blocks while the caller goes on. */
+void mk_close_detached(int fd);
+
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "tensor.h"
 #include "internal.h"
+#include "flusher.h"
 
 static const struct {
 	const char *name;
@@ -284,6 +285,25 @@ static int mk_io_follow(const char *path, char **out)
 	return mk_error_set(MK_ENOMEM, "out of memory");
 }
 
+/* The rename that replaces a file frees its pages and blocks when nothing
+ * else holds it: for `maskkit attn`'s 8 MiB output over the last one, 2.7
+ * ms (perf trace), most of it the blocks (1.7 ms with the pages dropped
+ * first, ext4 mounted with discard; tmpfs 1.1 ms).  A handle held across
+ * the rename leaves that to its close, which a thread of its own does while
+ * the caller goes on (the program's teardown: unmapping its inputs, 1.3
+ * ms): the time outside the kernel went from 10.6 to 9.2 ms and from 10.9
+ * to 9.0 (medians of 30 and 16 alternating runs).  Small files are freed
+ * at once; a file that cannot be opened is freed by the rename. */
+#define MK_IO_HOLD_MIN ((off_t)1 << 20)
+
+static int mk_io_hold_replaced(const char *target, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 1 || st->st_size < MK_IO_HOLD_MIN)
+		return -1;
+	/* not blocking: it may have become a FIFO since */
+	return open(target, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
 int mk_io_atomic_raw(const char *path,
 			    int (*writer)(const char *tmp_path, void *arg), void *arg)
 {
@@ -291,7 +311,7 @@ int mk_io_atomic_raw(const char *path,
 	const char *target = path;
 	struct stat st;
 	bool exists;
-	int fd = -1, err, ret, token = -1;
+	int fd = -1, held = -1, err, ret, token = -1;
 
 	assert(path && writer);
 	/* A device or FIFO (/dev/null, a pipe, /dev/stdout): write in place,
@@ -334,12 +354,20 @@ int mk_io_atomic_raw(const char *path,
 		ret = mk_error_errno(err, "'%s'", path);
 		goto out;
 	}
+	held = exists ? mk_io_hold_replaced(target, &st) : -1;
 	if (rename(tmp, target) != 0) {
 		ret = mk_error_errno(errno, "'%s': cannot rename the temporary file over it", path);
 		goto out;
 	}
+	/* the directory first: synced while the freeing runs, it waited for
+	 * it (2.6 ms rather than 0.25) */
 	mk_io_sync_dir(target);
+	if (held >= 0)
+		mk_close_detached(held);
+	held = -1;
 out:
+	if (held >= 0)
+		close(held);
 	if (fd >= 0)
 		close(fd);
 	if (ret && tmp)
