@@ -1,5 +1,6 @@
 /* Writing a file's data and making it durable on a thread of its own while
- * the caller computes the rest (flusher.c); private to the library. */
+ * the caller computes the rest, and closing a replaced file's last handle
+ * on one (flusher.c); private to the library. */
 #ifndef MK_FLUSHER_H
 #define MK_FLUSHER_H
 
