@@ -44,11 +44,14 @@ static inline void scratch_teardown(void)
 	rmdir(scratch);
 }
 
+/* scratch/name; two slots, so that two names can be held at once. */
 static inline const char *path(const char *name)
 {
-	static char buf[PATH_MAX + 64];
-	snprintf(buf, sizeof buf, "%s/%s", scratch, name);
-	return buf;
+	static char buf[2][PATH_MAX + 64];
+	static int slot;
+	slot ^= 1;
+	snprintf(buf[slot], sizeof buf[slot], "%s/%s", scratch, name);
+	return buf[slot];
 }
 
 static inline void put_file(const char *p, const void *data, size_t len)

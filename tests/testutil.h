@@ -17,6 +17,14 @@ static inline int mk_test_main(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* A tensor of the given dims filled with e * 0.25 - 3 (exact in float32). */
+static inline void mk_test_tensor(int rank, const int64_t *dims, mk_dtype dtype, mk_tensor *t)
+{
+	ck_assert_int_eq(mk_tensor_new(rank, dims, dtype, 0, "test", t), MK_OK);
+	for (uint64_t e = 0; e < mk_tensor_count(t); e++)
+		t->data[e] = (float)e * 0.25f - 3.0f;
+}
+
 /* A reproducible pseudo-random mask from a 64-bit LCG (independent of rng.c). */
 static inline mk_mask *mk_test_random_mask(int64_t n, uint64_t seed, unsigned density_pct)
 {
