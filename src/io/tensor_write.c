@@ -120,9 +120,9 @@ static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 	 * (mk_io_atomic_raw), whose work this still halves: a held 8 MiB file
 	 * closed in 2.56 ms with its pages cached (bench/first_touch.py), and
 	 * the rename 1.7 ms with them dropped, about what the program's
-	 * teardown beside it takes.  Not after a failed part (*done short: the old file
-	 * stays); a sync or rename that fails after this leaves the old file
-	 * whole, only out of the cache. */
+	 * teardown beside it takes.  Not after a failed part (*done short:
+	 * the old file stays); a sync or rename that fails after this leaves
+	 * the old file whole, only out of the cache. */
 	if (fl && ret == MK_OK && *done == count && job->dest)
 		mk_io_uncache_replaced(job->dest, fileno(f));
 	if (fl && (err = mk_flusher_stop(fl)) && ret == MK_OK) {
