@@ -90,6 +90,21 @@ static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 	if (job->dtype == MK_DTYPE_F32 && fflush(f) == 0)
 		fl = mk_flusher_start(fileno(f), job->t->data);
 	sink.fl = fl;
+	/* The pages of the file the rename will replace are dropped before
+	 * the first part is made rather than after the last: the memory the
+	 * producer then touches first (`maskkit attn`'s O and packed K and V)
+	 * and this file's own cache get the pages just freed, where fresh ones
+	 * cost a fault in the host of a virtual machine that takes free memory
+	 * back (bench/first_touch.py).  `maskkit attn` at n = 4096, d = 64,
+	 * 8 heads over its last output, five sets of 40-60 alternating runs:
+	 * the kernel 2.2, 2.8, 0.1, 2.6 and 2.9 ms faster (of 185), the whole
+	 * process 2.0, 3.2, -1.4, 1.7 and 1.2 ms (medians); the dropping
+	 * itself takes 0.6 ms here.  It also lightens the freeing the rename
+	 * leaves to a thread (mk_io_atomic_raw): a held 8 MiB file closed in
+	 * 2.56 ms with its pages cached, 1.7 without.  A producer that fails
+	 * leaves the old file whole, only out of the cache. */
+	if (fl && job->dest)
+		mk_io_uncache_replaced(job->dest, fileno(f));
 	while (*done < count) {
 		if ((ret = job->produce(job->arg, &sink, &ready))) {
 			job->produce_failed = true;
@@ -112,19 +127,6 @@ static int tensor_npy_parts(struct tensor_job *job, FILE *f, uint64_t *done)
 		*done = ready;
 	}
 	saved = errno; /* a failed write's, for the caller's message */
-	/* The flusher writes and syncs the last part, which this thread would
-	 * only wait for: it drops the pages of the file the rename replaces
-	 * meanwhile.  `maskkit attn` at n = 4096, d = 64, 8 heads over its
-	 * last output: the rename took 2.5 ms rather than 3.1 (medians of 12,
-	 * perf trace).  The rename now leaves the freeing to a thread
-	 * (mk_io_atomic_raw), whose work this still halves: a held 8 MiB file
-	 * closed in 2.56 ms with its pages cached (bench/first_touch.py), and
-	 * the rename 1.7 ms with them dropped, about what the program's
-	 * teardown beside it takes.  Not after a failed part (*done short:
-	 * the old file stays); a sync or rename that fails after this leaves
-	 * the old file whole, only out of the cache. */
-	if (fl && ret == MK_OK && *done == count && job->dest)
-		mk_io_uncache_replaced(job->dest, fileno(f));
 	if (fl && (err = mk_flusher_stop(fl)) && ret == MK_OK) {
 		errno = err;
 		return MK_ESYS;
