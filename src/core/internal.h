@@ -149,8 +149,9 @@ int mk_io_atomic_raw(const char *path,
 /* Drops from the page cache the clean pages of the file at path (through
  * links), which an atomic write through the temporary file tmp_fd is about
  * to replace: the rename frees them otherwise, in the writer's last step
- * (at 8 MiB, 0.75 of the rename's 2.7 ms on ext4, measured).  For a thread
- * that would otherwise wait; nothing for a file that is not a regular one,
+ * (at 8 MiB, 0.75 of the rename's 2.7 ms on ext4, measured).  Called before
+ * the new data is made, so that its memory gets the pages freed (the
+ * parts writer, tensor_write.c); nothing for a file that is not a regular one,
  * has another link or is on another device than tmp_fd.  Its contents are
  * untouched: a reader reads them from the disk. */
 void mk_io_uncache_replaced(const char *path, int tmp_fd);
