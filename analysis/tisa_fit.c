@@ -32,14 +32,10 @@
 #include "config.h"
 #include <assert.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_multifit_nlinear.h>
-#include <gsl/gsl_vector.h>
+#include "gsl_lazy.h" /* GSL, loaded on first use */
 #include "core.h"
 #include "weights.h"
 
@@ -71,15 +67,6 @@ struct tisa_data {
 	bool flat;        /* the points of positive weight all hold t[flat_at] */
 	size_t flat_at;
 };
-
-static pthread_once_t tisa_gsl_once = PTHREAD_ONCE_INIT;
-
-/* GSL's default handler aborts; a library must return a status instead.  This
- * is process-wide, so it is done once and never undone. */
-static void tisa_gsl_init(void)
-{
-	gsl_set_error_handler_off();
-}
 
 static double tisa_beta(double u, bool *clamped)
 {
@@ -532,7 +519,8 @@ int mk_tisa_fit(const double *profile, const double *w, int64_t m, int64_t d0, i
 		tisa_score(&dd, d0, out);
 		return MK_OK;
 	}
-	pthread_once(&tisa_gsl_once, tisa_gsl_init);
+	if ((ret = mk_gsl_load())) /* with its aborting handler off */
+		return ret;
 	buf = malloc(2 * dd.m * sizeof *buf);
 	if (!buf)
 		return mk_error_set(MK_ENOMEM, "tisa fit: cannot allocate %lld points",

@@ -1,10 +1,12 @@
-# libmaskkit loads HDF5 and OpenBLAS on first use (src/io/h5lazy.h,
-# src/core/blas_lazy.c) and MPI only under a launcher (src/par/par_mpi.h),
+# libmaskkit loads HDF5, OpenBLAS and GSL on first use (src/io/h5lazy.h,
+# src/core/blas_lazy.c, analysis/gsl_lazy.h) and MPI only under a launcher
+# (src/par/par_mpi.h),
 # and the CUDA runtime brings no libstdc++: --version loads none of them
 # (the loader says which files it opens under LD_DEBUG=files); commands
 # that read no HDF5 file do not load HDF5, one that does loads it (the
 # serial one: no MPI) and works, attention loads OpenBLAS only on its
-# sgemm path (MASKKIT_CPU_KERNEL=blas), not with its micro-kernels; and an HDF5
+# sgemm path (MASKKIT_CPU_KERNEL=blas), not with its micro-kernels, GSL only
+# for a TISA fit (positional --fit), which then works; and an HDF5
 # that cannot be loaded is one line naming it, exit 1, nothing written.
 # (tests/mpi/run.sh runs the ranks.)
 # loads WHAT CMD...: "WHAT: yes" when CMD loaded libWHAT (ran its
@@ -23,6 +25,7 @@ echo "--version"
 loads hdf5 "$MASKKIT" --version
 loads mpi "$MASKKIT" --version
 loads openblas "$MASKKIT" --version
+loads gsl "$MASKKIT" --version
 # (the sanitizers' runtime needs libstdc++ itself: maskkit must not)
 echo "libstdc++ needed by maskkit: $(LD_DEBUG=files "$MASKKIT" --version 2>&1 >/dev/null |
 	grep -c 'file=libstdc++[^ ]* .*needed by [^ ]*maskkit ')"
@@ -43,6 +46,14 @@ MASKKIT_CPU_KERNEL=blas loads openblas "$MASKKIT" attn q.npy k.npy v.npy -o o.np
 loads hdf5 "$MASKKIT" attn q.npy k.npy v.npy -o o.npy
 echo "libcuda tried: $(LD_DEBUG=files "$MASKKIT" attn q.npy k.npy v.npy -o o.npy --backend cpu 2>&1 >/dev/null |
 	grep -c 'file=libcuda')"
+echo "positional, without and with a fit"
+cp "$(dirname "$0")/../fixtures/model.h5" model.h5 || exit 1
+loads gsl "$MASKKIT" positional model.h5 --heads 2
+loads gsl "$MASKKIT" positional model.h5 --heads 2 --fit 1
+"$MASKKIT" positional model.h5 --heads 2 --fit 1 --json 2>/dev/null | "$PYTHON" -c '
+import json, sys
+r = json.load(sys.stdin)
+print("fits:", len(r["per_head"]), all(0 <= h["fit"]["r2"] <= 1 for h in r["per_head"]))'
 echo "HDF5 missing"
 MASKKIT_HDF5_LIB=/nonexistent/libhdf5.so "$MASKKIT" gen causal --n 8 -o gone.h5
 echo "exit $?"
