@@ -6,10 +6,11 @@
  * forwarding to OpenBLAS's, looked up the first time one is called (or
  * mk_blas_room, which callers call first and which reports a failure as an
  * error).  These names stay inside libmaskkit.so (libmaskkit.sym exports
- * mk_* only); in the maskkit program they also serve GSL's calls of them
- * (GSL's own cblas, libgslcblas, serves the rest, as it always did for the
- * functions OpenBLAS lacked).  A function added to the calls needs its line
- * in BLAS_FUNCS below, or libmaskkit.so fails to link (-no-undefined).
+ * mk_* only), and the program exports none either since GSL, whose calls
+ * they once served there, is loaded on first use too (analysis/gsl_lazy.h):
+ * GSL's own cblas, libgslcblas, serves all of GSL's.  A function added to
+ * the calls needs its line in BLAS_FUNCS below, or libmaskkit.so fails to
+ * link (-no-undefined).
  *
  * OpenBLAS reads OPENBLAS_NUM_THREADS and OPENBLAS_THREAD_TIMEOUT when it is
  * loaded, which is now after main() has started: the program sets them in
